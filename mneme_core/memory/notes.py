@@ -1,0 +1,339 @@
+"""Writing and reading notes: the transaction functions behind remember, forget, purge, erase and friends.
+
+Each function here takes a `sqlite3.Connection` already inside the right transaction (the store opens it)
+and does one product verb completely, so a verb is atomic and costs one hop to SQLite's thread.
+
+The write rules, in the order they apply to a new note:
+1. Same text (case-folded) as a live note of the person: nothing new is written. The old note keeps the
+   higher importance; if the new one brings a key the old one lacked, the old one takes it and replaces the
+   key's older value ("replaced"), otherwise the outcome is "known". Under a key, only notes with that key
+   or with no key count as the same.
+2. The daily quota: a note a model wrote on its own (`source="auto"`) below importance 4 is refused once the
+   person has `daily_quota` such notes since local midnight ("over quota").
+3. The note is written and indexed; a note with a key replaces the key's live note ("replaced").
+4. The cap: past `max_notes` live notes, the least valuable fading notes (importance x freshness; never a
+   lasting note, a pinned note or the new one) are let go down to 95 % of the cap, so the cap is crossed
+   once in a while rather than on every note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, replace
+from datetime import tzinfo
+
+from .. import dates, text
+from ..store.schema import LIVE, LIVE_N
+from . import index
+from .note import COLUMNS, LASTING, Note, NoteFields, note_of
+
+KEPT, REPLACED, KNOWN, OVER_QUOTA = "kept", "replaced", "known", "over quota"
+
+# Freshness in SQL: 1 for lasting kinds, else halving every `:hl` days since the later of when it
+# happened and when it was last recalled (a plan ahead of its day is fresh).
+FRESH_SQL = (
+    "(case when n.kind in ('fact', 'preference') then 1.0 else "
+    "pow(0.5, max(0.0, :now - max(n.happened_at, coalesce(n.recalled_at, 0.0))) / 86400.0 / :hl) end)"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """The settings the write rules and freshness depend on."""
+
+    half_life_days: float = 30.0
+    daily_quota: int = 8
+    max_notes: int = 50_000
+    zone: tzinfo | None = None
+
+
+def fold_hash(note_text: str) -> int:
+    """A 64-bit fingerprint of a note's case-folded text, to find a duplicate through an index."""
+    digest = hashlib.blake2b(text.fold(note_text).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def freshness(note: Note, now: float, half_life_days: float) -> float:
+    """1.0 for lasting notes; otherwise halves every half-life since it happened or was last recalled."""
+    if note.kind in LASTING:
+        return 1.0
+    since = max(note.happened_at, note.recalled_at or 0.0)
+    return 0.5 ** (max(0.0, now - since) / 86400.0 / half_life_days)
+
+
+# -- subjects --------------------------------------------------------------------------------------------
+
+
+def subject_id(conn: sqlite3.Connection, space: str, subject: str) -> int | None:
+    row = conn.execute("select id from subjects where space = ? and subject = ?", (space, subject)).fetchone()
+    return row[0] if row else None
+
+
+def subject_id_made(conn: sqlite3.Connection, space: str, subject: str) -> int:
+    found = subject_id(conn, space, subject)
+    if found is not None:
+        return found
+    return conn.execute(
+        "insert into subjects(space, subject) values (?, ?) returning id", (space, subject)
+    ).fetchone()[0]
+
+
+def count_live(conn: sqlite3.Connection, sid: int, change: int) -> int:
+    return conn.execute(
+        "update subjects set live = live + ? where id = ? returning live", (change, sid)
+    ).fetchone()[0]
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+
+def keep(
+    conn: sqlite3.Connection, space: str, subject: str, fields: NoteFields, now: float, rules: Rules
+) -> tuple[str, Note | None]:
+    """Write one note under the rules above; returns the outcome and the note that holds the text."""
+    sid = subject_id_made(conn, space, subject)
+    fold = fold_hash(fields.text)
+    same = text.fold(fields.text)
+    for row in conn.execute(
+        f"select {COLUMNS} from notes where subject_id = ? and fold = ? and {LIVE} order by id", (sid, fold)
+    ).fetchall():
+        old = note_of(subject, row)
+        if text.fold(old.text) == same and (fields.key is None or old.key in (None, fields.key)):
+            return _merge(conn, sid, old, fields)
+    if fields.source == "auto" and fields.importance < 4:
+        since = dates.day_start(now, rules.zone)
+        (today,) = conn.execute(
+            "select count(*) from notes where subject_id = ? and source = 'auto' and created_at >= ?",
+            (sid, since),
+        ).fetchone()
+        if today >= rules.daily_quota:
+            return OVER_QUOTA, None
+    note = Note(
+        id=0,
+        subject=subject,
+        text=fields.text,
+        kind=fields.kind or "episode",
+        key=fields.key,
+        importance=fields.importance,
+        feeling=fields.feeling,
+        happened_at=now if fields.happened_at is None else fields.happened_at,
+        created_at=now,
+        source=fields.source,
+        gloss=fields.gloss,
+    )
+    (note_id,) = conn.execute(
+        "insert into notes(subject_id, kind, key, text, importance, feeling, happened_at, created_at, "
+        "source, "
+        "gloss, fold) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id",
+        (
+            sid,
+            note.kind,
+            note.key,
+            note.text,
+            note.importance,
+            note.feeling,
+            note.happened_at,
+            now,
+            note.source,
+            note.gloss,
+            fold,
+        ),
+    ).fetchone()
+    note = replace(note, id=note_id)
+    index.add(conn, sid, note_id, index.note_terms(note.text, note.key, note.gloss))
+    replaced = supersede(conn, sid, note.key, note_id) if note.key else 0
+    live = count_live(conn, sid, 1 - replaced)
+    if live > rules.max_notes:
+        prune(conn, sid, note_id, live, now, rules)
+    return (REPLACED if replaced else KEPT), note
+
+
+def _merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tuple[str, Note]:
+    """The same text again: keep one note, with the best of both."""
+    merged = replace(old, importance=max(old.importance, new.importance), gloss=old.gloss or new.gloss)
+    takes_key = new.key is not None and old.key != new.key
+    if takes_key:
+        merged = replace(
+            merged,
+            key=new.key,
+            kind=new.kind or old.kind,
+            happened_at=old.happened_at if new.happened_at is None else new.happened_at,
+            feeling=new.feeling or old.feeling,
+        )
+    if merged == old:
+        return KNOWN, old
+    conn.execute(
+        "update notes set key = ?, kind = ?, importance = ?, gloss = ?, happened_at = ?, feeling = ? "
+        "where id = ?",
+        (
+            merged.key,
+            merged.kind,
+            merged.importance,
+            merged.gloss,
+            merged.happened_at,
+            merged.feeling,
+            old.id,
+        ),
+    )
+    if (merged.key, merged.gloss) != (old.key, old.gloss):
+        index.remove(conn, sid, old.id, index.note_terms(old.text, old.key, old.gloss))
+        index.add(conn, sid, old.id, index.note_terms(merged.text, merged.key, merged.gloss))
+    if not takes_key:
+        return KNOWN, merged
+    replaced = supersede(conn, sid, merged.key, old.id)
+    if replaced:
+        count_live(conn, sid, -replaced)
+    return (REPLACED if replaced else KEPT), merged
+
+
+def supersede(conn: sqlite3.Connection, sid: int, key: str | None, newer: int) -> int:
+    """The key's other live notes are replaced by `newer`; returns how many."""
+    rows = conn.execute(
+        f"update notes set superseded_by = ? where subject_id = ? and key = ? and id != ? and {LIVE} "
+        "returning id, text, key, gloss",
+        (newer, sid, key, newer),
+    ).fetchall()
+    for note_id, note_text, note_key, gloss in rows:
+        index.remove(conn, sid, note_id, index.note_terms(note_text, note_key, gloss))
+    return len(rows)
+
+
+def _unindex(conn: sqlite3.Connection, sid: int, rows: list[tuple[int, str, str | None, str | None]]) -> int:
+    for note_id, note_text, key, gloss in rows:
+        index.remove(conn, sid, note_id, index.note_terms(note_text, key, gloss))
+    if rows:
+        count_live(conn, sid, -len(rows))
+    return len(rows)
+
+
+def prune(conn: sqlite3.Connection, sid: int, newest: int, live: int, now: float, rules: Rules) -> int:
+    """Let go of the least valuable fading notes, down to 95 % of the cap."""
+    excess = live - (rules.max_notes - rules.max_notes // 20)
+    victims = conn.execute(
+        f"select n.id from notes n where n.subject_id = :sid and {LIVE_N} "
+        "and n.kind not in ('fact', 'preference') and n.importance < 5 and n.id != :newest "
+        f"order by n.importance * (0.25 + 0.75 * {FRESH_SQL}) asc, n.id asc limit :excess",
+        {"sid": sid, "newest": newest, "excess": excess, "now": now, "hl": rules.half_life_days},
+    ).fetchall()
+    rows = []
+    for (note_id,) in victims:
+        rows += conn.execute(
+            "update notes set deleted_at = ?, source = trim(coalesce(source, '') || ' pruned') "
+            "where id = ? returning id, text, key, gloss",
+            (now, note_id),
+        ).fetchall()
+    return _unindex(conn, sid, rows)
+
+
+def forget(
+    conn: sqlite3.Connection, space: str, subject: str, note_id: int | None, key: str | None, now: float
+) -> int:
+    """Hide live notes by id or key (they stay in the file and in their key's history until purge)."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return 0
+    where, arg = ("id = ?", note_id) if note_id is not None else ("key = ?", key)
+    rows = conn.execute(
+        f"update notes set deleted_at = ? where subject_id = ? and {where} and {LIVE} "
+        "returning id, text, key, gloss",
+        (now, sid, arg),
+    ).fetchall()
+    return _unindex(conn, sid, rows)
+
+
+def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
+    """Erase hidden and replaced notes for good (the whole space when no subject is given)."""
+    if subject is None:
+        sids = [row[0] for row in conn.execute("select id from subjects where space = ?", (space,))]
+    else:
+        sid = subject_id(conn, space, subject)
+        sids = [] if sid is None else [sid]
+    removed = 0
+    for sid in sids:
+        removed += conn.execute(
+            "delete from notes where subject_id = ? and not (" + LIVE + ")",
+            (sid,),
+        ).rowcount
+    return removed
+
+
+def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
+    """Everything about a person, for good: notes, history, index, recall log, profile; returns notes."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return 0
+    conn.execute("delete from postings where term_id in (select id from terms where subject_id = ?)", (sid,))
+    conn.execute("delete from terms where subject_id = ?", (sid,))
+    removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
+    conn.execute("delete from recalls where subject_id = ?", (sid,))
+    conn.execute("delete from profiles where subject_id = ?", (sid,))
+    conn.execute("delete from subjects where id = ?", (sid,))
+    return removed
+
+
+def set_profile(conn: sqlite3.Connection, space: str, subject: str, card: str | None, now: float) -> None:
+    if card is None:
+        sid = subject_id(conn, space, subject)
+        if sid is not None:
+            conn.execute("delete from profiles where subject_id = ?", (sid,))
+        return
+    sid = subject_id_made(conn, space, subject)
+    conn.execute(
+        "insert into profiles(subject_id, text, updated_at) values (?, ?, ?) "
+        "on conflict(subject_id) do update set text = excluded.text, updated_at = excluded.updated_at",
+        (sid, card, now),
+    )
+
+
+# -- reading ---------------------------------------------------------------------------------------------
+
+
+def notes(conn: sqlite3.Connection, space: str, subject: str, kinds: tuple[str, ...] | None) -> list[Note]:
+    """A person's live notes, newest first."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return []
+    rows = conn.execute(
+        f"select {COLUMNS} from notes where subject_id = ? and {LIVE} order by id desc", (sid,)
+    ).fetchall()
+    found = [note_of(subject, row) for row in rows]
+    return found if kinds is None else [n for n in found if n.kind in kinds]
+
+
+def history(conn: sqlite3.Connection, space: str, subject: str, key: str) -> list[Note]:
+    """Every version of a key, forgotten ones included, oldest first."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return []
+    rows = conn.execute(
+        f"select {COLUMNS} from notes where subject_id = ? and key = ? order by id", (sid, key)
+    )
+    return [note_of(subject, row) for row in rows]
+
+
+def get(conn: sqlite3.Connection, space: str, note_id: int) -> Note | None:
+    row = conn.execute(
+        f"select s.subject, {', '.join('n.' + c.strip() for c in COLUMNS.split(','))} "
+        "from notes n join subjects s on s.id = n.subject_id where n.id = ? and s.space = ?",
+        (note_id, space),
+    ).fetchone()
+    return note_of(row[0], row[1:]) if row else None
+
+
+def subjects(conn: sqlite3.Connection, space: str) -> list[str]:
+    """The people with at least one live note, in the order they were first met."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "select subject from subjects where space = ? and live > 0 order by id", (space,)
+        )
+    ]
+
+
+def profile(conn: sqlite3.Connection, space: str, subject: str) -> tuple[str, float] | None:
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return None
+    row = conn.execute("select text, updated_at from profiles where subject_id = ?", (sid,)).fetchone()
+    return (row[0], row[1]) if row else None

@@ -1,0 +1,261 @@
+"""Recall: which of a person's notes to put before the model for this query, and why.
+
+Evidence. A note matches the query by the terms it shares with it, each weighted by how rare it is among the
+person's live notes (`idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, always positive: a word in most of the
+notes still counts a little, so asking about what a person mostly talks about still finds it). A match with
+less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
+characters, a lone common character is not evidence).
+
+Score. `evidence x (0.25 + 0.75 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`, computed
+inside SQLite over the postings of the query's terms. A very common term contributes the postings of its
+newest notes only (the whole recall reads at most `POSTINGS` postings), so the cost of a query is bounded
+however long the history grows, and the rare terms, which carry the evidence, are always read in full.
+
+Selection fills `limit` notes and `budget` characters (the first note may exceed the budget): pinned notes
+(importance 5, newest first) take at most a third of the slots while anything matches, so they can never
+crowd out every match; then the matches by score; then pinned notes again if room is left; then up to
+`important` lasting notes of importance 4+; then up to `recent` of the newest fading notes. `explain()`
+says what was chosen and what was skipped, and why.
+
+Recall only reads. What it would write (the log, and the "recalled" marks that keep used notes fresh) is
+handed back to the caller, who queues it for a batched write off the hot path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass, field
+
+from .. import text
+from ..store.schema import LIVE, LIVE_N
+from .note import COLUMNS, Note, note_of
+from .notes import FRESH_SQL, subject_id
+
+POSTINGS = 6000
+MIN_SHARE = 20  # of the postings budget, the least a term gets
+WEAK = 0.2
+SKIPPED_SHOWN = 10
+UNMATCHED_SHOWN = 5
+N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A chosen note, its score, and why it was chosen ("pinned", "matched: cat, 年糕", "important", ...)."""
+
+    note: Note
+    score: float
+    why: str
+    matched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a recall chose, in order, and what it left out with the reason."""
+
+    query: str
+    chosen: list[Recalled]
+    skipped: list[tuple[Note, str]] = field(default_factory=list)
+    tier: str = ""
+
+    @property
+    def notes(self) -> list[Note]:
+        return [r.note for r in self.chosen]
+
+    def explain(self) -> str:
+        """What was chosen (+) and skipped (-), and why, one line each."""
+        head = f"recall for {self.query!r}" + (f" ({self.tier})" if self.tier else "") + ":"
+        lines = [head]
+        for r in self.chosen:
+            lines.append(f"  + #{r.note.id} {r.why} (score {r.score:.2f}): {text.clip(r.note.text, 70)}")
+        for note, reason in self.skipped:
+            lines.append(f"  - #{note.id} {reason}: {text.clip(note.text, 70)}")
+        if len(lines) == 1:
+            lines.append("  nothing remembered about this person yet")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ask:
+    """One recall's question: whose notes, for what query, with which limits."""
+
+    space: str
+    subject: str
+    query: str
+    limit: int = 6
+    budget: int = 800
+    important: int = 2
+    recent: int = 1
+    now: float
+    half_life_days: float
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What a recall would write, handed to the recall log: the subject's id and the matched notes."""
+
+    subject_id: int
+    matched: tuple[int, ...]
+
+
+def idf(live: int, df: int) -> float:
+    return math.log(1.0 + (live - df + 0.5) / (df + 0.5))
+
+
+def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]]:
+    """How many postings of each term to read, rarest first, within the budget."""
+    found = sorted(found, key=lambda t: t[2])
+    left, shared = POSTINGS, []
+    for i, (term_id, term, df) in enumerate(found):
+        share = max(left // (len(found) - i), POSTINGS // MIN_SHARE)
+        take = min(df, share)
+        left = max(0, left - take)
+        shared.append((term_id, term, df, take))
+    return shared
+
+
+def _matches(
+    conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str]
+) -> list[tuple[Note, float, tuple[str, ...]]]:
+    found = conn.execute(
+        "select id, term, df from terms where subject_id = ? and df > 0 "
+        "and term in (select value from json_each(?))",
+        (sid, json.dumps(query_terms, ensure_ascii=False)),
+    ).fetchall()
+    if not found:
+        return []
+    shares = _shares(found)
+    params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": max(4 * ask.limit, 24)}
+    parts = []
+    for i, (term_id, _term, df, take) in enumerate(shares):
+        params[f"t{i}"], params[f"w{i}"], params[f"c{i}"] = term_id, idf(live, df), take
+        parts.append(
+            f"select note_id, :w{i} as w, {i} as i from "
+            f"(select note_id from postings where term_id = :t{i} order by note_id desc limit :c{i})"
+        )
+    rows = conn.execute(
+        f"select {N_COLUMNS}, sum(h.w) as evidence, group_concat(h.i) as hits, "
+        f"sum(h.w) * (0.25 + 0.75 * {FRESH_SQL}) * (0.4 + 0.15 * n.importance) * (1 + 0.3 * abs(n.feeling)) "
+        f"as score from ({' union all '.join(parts)}) h join notes n on n.id = h.note_id "
+        f"where {LIVE_N} "
+        "group by h.note_id order by score desc, n.id desc limit :k",
+        params,
+    ).fetchall()
+    width = len(COLUMNS.split(","))
+    terms_of = [term for _id, term, _df, _take in shares]
+    matches = []
+    for row in rows:
+        note = note_of(ask.subject, row[:width])
+        evidence, hits, score = row[width], row[width + 1], row[width + 2]
+        hit_terms = sorted((int(h) for h in str(hits).split(",")), key=lambda i: -idf(live, shares[i][2]))
+        matches.append((note, score, tuple(terms_of[i] for i in hit_terms), evidence))
+    best = max(m[3] for m in matches) if matches else 0.0
+    return [(n, s, t) for n, s, t, e in matches if e >= WEAK * best] + [
+        (n, -1.0, t) for n, s, t, e in matches if e < WEAK * best
+    ]
+
+
+def _listed(conn: sqlite3.Connection, subject: str, sql: str, args: tuple[object, ...]) -> list[Note]:
+    return [note_of(subject, row) for row in conn.execute(f"select {COLUMNS} from notes {sql}", args)]
+
+
+class _Filler:
+    """Fills the selection under the limit and the budget, remembering what it skipped and why."""
+
+    def __init__(self, ask: Ask) -> None:
+        self.ask = ask
+        self.chosen: list[Recalled] = []
+        self.skipped: list[tuple[Note, str]] = []
+        self.taken: set[int] = set()
+        self.used = 0
+
+    def offer(
+        self, note: Note, score: float, why: str, matched: tuple[str, ...] = (), *, quiet=False
+    ) -> bool:
+        if note.id in self.taken:
+            return False
+        reason = None
+        if len(self.chosen) >= self.ask.limit:
+            reason = f"over the limit of {self.ask.limit} notes"
+        elif self.chosen and self.used + len(note.text) > self.ask.budget:
+            reason = f"over the {self.ask.budget}-character budget"
+        if reason:
+            if not quiet:
+                self.skip(note, reason)
+            return False
+        self.chosen.append(Recalled(note, score, why, matched))
+        self.taken.add(note.id)
+        self.used += len(note.text)
+        return True
+
+    def skip(self, note: Note, reason: str) -> None:
+        if note.id not in self.taken and len(self.skipped) < SKIPPED_SHOWN:
+            self.skipped.append((note, reason))
+            self.taken.add(note.id)
+
+
+def rank(conn: sqlite3.Connection, ask: Ask) -> tuple[Recall, Trace | None]:
+    """Choose the notes for one query (a transaction function: reads only)."""
+    sid = subject_id(conn, ask.space, ask.subject)
+    if sid is None or ask.limit <= 0:
+        return Recall(ask.query, [], [], "words"), None
+    (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
+    query_terms = text.terms(ask.query)
+    matches = _matches(conn, ask, sid, live, query_terms) if query_terms else []
+    strong = [m for m in matches if m[1] >= 0]
+    filler = _Filler(ask)
+    pinned = _listed(
+        conn,
+        ask.subject,
+        f"where subject_id = ? and importance >= 5 and {LIVE} order by id desc limit ?",
+        (sid, 4 * ask.limit),
+    )
+    pinned_slots = max(1, ask.limit // 3) if strong else ask.limit
+    for note in pinned[:pinned_slots]:
+        filler.offer(note, 0.0, "pinned")
+    for note, score, matched in strong:
+        filler.offer(note, score, "matched: " + ", ".join(matched[:4]), matched)
+    for note in pinned[pinned_slots:]:
+        filler.offer(note, 0.0, "pinned")
+    if ask.important > 0:
+        important = _listed(
+            conn,
+            ask.subject,
+            f"where subject_id = ? and importance >= 4 and kind in ('fact', 'preference') and {LIVE} "
+            "order by importance desc, id desc limit ?",
+            (sid, ask.important + ask.limit),
+        )
+        added = 0
+        for note in important:
+            if added < ask.important and filler.offer(note, 0.0, "important", quiet=True):
+                added += 1
+    if ask.recent > 0:
+        recent = _listed(
+            conn,
+            ask.subject,
+            f"where subject_id = ? and kind not in ('fact', 'preference') and {LIVE} "
+            "order by id desc limit ?",
+            (sid, ask.recent + ask.limit),
+        )
+        added = 0
+        for note in recent:
+            if added < ask.recent and filler.offer(note, 0.0, "recent", quiet=True):
+                added += 1
+    for note, _score, _matched in matches:
+        if note.id not in filler.taken:
+            filler.skip(note, "too little in common with the query")
+    if query_terms:
+        newest = _listed(
+            conn, ask.subject, f"where subject_id = ? and {LIVE} order by id desc limit ?", (sid, 12)
+        )
+        matched_ids = {m[0].id for m in matches}
+        shown = 0
+        for note in newest:
+            if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
+                filler.skip(note, "nothing in common with the query")
+                shown += 1
+    recall = Recall(ask.query, filler.chosen, filler.skipped, "words")
+    used = tuple(r.note.id for r in filler.chosen if r.why.startswith("matched"))
+    return recall, Trace(sid, used)

@@ -1,0 +1,144 @@
+"""The recall log, written in batches off recall's path.
+
+A recall only reads. What it would write, a log row (query, chosen, skipped) and the "recalled" marks that
+keep a used note fresh, waits in a queue here and is written:
+- inside the next write transaction of this `Mneme`, whatever it is (one commit serves both);
+- by a small background thread, once `BATCH` entries wait or the oldest has waited `WAIT` seconds;
+- on `flush()` (before the log is read back) and on close.
+
+The log is a record of what the companion looked at, not something a person asked to keep: a process killed
+before a batch is written loses those few entries, never a note. Each person's log keeps its newest `KEEP`
+entries. A person erased while their entries wait has them dropped, and a batch never writes entries for a
+person who no longer exists (erased by another process).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+
+from ..store import Store
+from .recall import Recall, Trace
+
+log = logging.getLogger(__name__)
+
+BATCH = 64
+WAIT = 2.0
+KEEP = 200
+QUERY_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class Entry:
+    subject_id: int
+    at: float
+    query: str
+    chosen: str
+    skipped: str
+    matched: tuple[int, ...]
+
+
+class RecallLog:
+    """Queues recall entries and writes them in batches."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pending: list[Entry] = []
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        store.piggyback.append(self.write_pending)
+
+    def add(self, recall: Recall, trace: Trace, at: float) -> None:
+        entry = Entry(
+            trace.subject_id,
+            at,
+            recall.query[:QUERY_LIMIT],
+            json.dumps([[r.note.id, r.why] for r in recall.chosen], ensure_ascii=False),
+            json.dumps([[note.id, reason] for note, reason in recall.skipped], ensure_ascii=False),
+            trace.matched,
+        )
+        with self._lock:
+            self._pending.append(entry)
+            waiting = len(self._pending)
+            if self._thread is None and not self._stopping:
+                self._thread = threading.Thread(target=self._run, name="mneme-recall-log", daemon=True)
+                self._thread.start()
+        if waiting >= BATCH:
+            self._wake.set()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._pending)
+
+    def drop(self, subject_id: int) -> None:
+        """Forget what waits for a person who is being erased."""
+        with self._lock:
+            self._pending = [e for e in self._pending if e.subject_id != subject_id]
+
+    def write_pending(self, conn: sqlite3.Connection) -> None:
+        """Write what waits, inside the caller's write transaction."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if not batch:
+            return
+        touched = set()
+        for e in batch:
+            inserted = conn.execute(
+                "insert into recalls(subject_id, at, query, chosen, skipped) select ?, ?, ?, ?, ? "
+                "where exists (select 1 from subjects where id = ?)",
+                (e.subject_id, e.at, e.query, e.chosen, e.skipped, e.subject_id),
+            ).rowcount
+            if inserted:
+                touched.add(e.subject_id)
+                conn.executemany(
+                    "update notes set recalled_at = ?, recalls = recalls + 1 where id = ? and subject_id = ?",
+                    [(e.at, note_id, e.subject_id) for note_id in e.matched],
+                )
+        for sid in touched:
+            conn.execute(
+                "delete from recalls where subject_id = ? and id <= "
+                "(select id from recalls where subject_id = ? order by id desc limit 1 offset ?)",
+                (sid, sid, KEEP),
+            )
+
+    def flush(self) -> None:
+        """Write what waits now, on this thread."""
+        if self._pending and not self._store.closed:
+            self._store.write(lambda conn: None)
+
+    async def aflush(self) -> None:
+        if self._pending and not self._store.closed:
+            await self._store.awrite(lambda conn: None)
+
+    def _run(self) -> None:
+        oldest = time.monotonic()
+        while not self._stopping:
+            self._wake.wait(WAIT)
+            self._wake.clear()
+            if self._stopping:
+                return
+            if not self._pending:
+                oldest = time.monotonic()
+                continue
+            if len(self._pending) < BATCH and time.monotonic() - oldest < WAIT:
+                continue
+            try:
+                self.flush()
+            except sqlite3.Error as err:  # a busy or full disk: that batch is dropped; it held no note
+                log.warning("writing the recall log failed; %s", err)
+            oldest = time.monotonic()
+
+    def stop(self) -> None:
+        """Stop the background writer; the caller flushes what is left."""
+        with self._lock:
+            self._stopping = True
+            thread = self._thread
+        self._wake.set()
+        if thread is not None:
+            thread.join()

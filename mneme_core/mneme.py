@@ -1,0 +1,450 @@
+"""`Mneme`: one companion's memory, in one SQLite file.
+
+The facade a bot talks to. Each product verb comes as a pair: `aprompt`, `arecall`, `aremember` ... run their
+SQLite work on aiosqlite's threads and never block the event loop; `prompt`, `recall`, `remember` ... do the
+same work on a connection of the calling thread, so they need no event loop and work whether or not one is
+running in the thread. Both run the same transaction functions (`mneme_core.memory.notes`,
+`mneme_core.memory.recall`), so the twins cannot drift apart.
+
+Validation happens here, before any work reaches the store: a wrong value raises `ValueError` or
+`TypeError` (both also `MnemeError`) naming the value and what is allowed, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from . import text, transfer
+from .errors import ClosedError, InvalidType, InvalidValue, describe
+from .memory import index, notes
+from .memory.note import KINDS, Note, NoteFields, key_of, subject_of
+from .memory.recall import Ask, Recall, Trace, rank
+from .memory.recall_log import RecallLog
+from .messages import Words
+from .prompting import join, notes_block, who
+from .settings import Settings, build
+from .store import Store
+
+Complete = Callable[[str, str], "str | Awaitable[str]"]
+
+
+def _positive(name: str, value: object, allow_zero: bool = True) -> int:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidValue(f"{name} is a whole number of {low} or more, not {describe(value)}")
+    return value
+
+
+def _query(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidType(f"a query must be a string, not {type(value).__name__}")
+    return text.clean(value)
+
+
+class Mneme:
+    """Memory for one companion (a space) in one SQLite file.
+
+    `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
+    built-in default; given ones win for this process only.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "mneme.db",
+        space: str = "default",
+        *,
+        config: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+        complete: Complete | None = None,
+        clock: Callable[[], float] = time.time,
+        companion_name: str | None = None,
+        display_language: str | None = None,
+        zone: Any = None,
+        half_life_days: float | None = None,
+        daily_quota: int | None = None,
+        max_notes: int | None = None,
+        durability: str = "normal",
+    ) -> None:
+        if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
+            raise InvalidValue(f"a space is a one-line name like 'dafeiyu', not {describe(space)}")
+        if not callable(clock):
+            raise InvalidType(f"clock must be a function returning seconds, not {type(clock).__name__}")
+        if complete is not None and not callable(complete):
+            raise InvalidType(
+                f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
+            )
+        self.settings: Settings = build(
+            config,
+            companion_name=companion_name,
+            display_language=display_language,
+            zone=zone,
+            half_life_days=half_life_days,
+            daily_quota=daily_quota,
+            max_notes=max_notes,
+        )
+        self.space = space
+        self.complete = complete
+        self.clock = clock
+        self.words = Words(self.settings.display_language)
+        self.store = Store(path, durability=durability, clock=clock)
+        self.recall_log = RecallLog(self.store)
+        self._terms_version = self.store.read(_terms_version)
+        self._reindex_if_needed()
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Write what waits (the recall log) and close the file."""
+        if self.store.closed:
+            return
+        self.recall_log.stop()
+        self.recall_log.flush()
+        self.store.close()
+
+    async def aclose(self) -> None:
+        if self.store.closed:
+            return
+        self.recall_log.stop()
+        await self.recall_log.aflush()
+        await self.store.aclose()
+
+    def __enter__(self) -> Mneme:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Mneme:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __del__(self) -> None:
+        store = getattr(self, "store", None)
+        if store is not None and not store.closed:
+            warnings.warn(f"Mneme({store.path!r}) was not closed", ResourceWarning, stacklevel=1)
+
+    def _now(self) -> float:
+        if self.store.closed:
+            raise ClosedError("this Mneme is closed")
+        return float(self.clock())
+
+    @property
+    def _rules(self) -> notes.Rules:
+        s = self.settings
+        return notes.Rules(
+            half_life_days=s.half_life_days, daily_quota=s.daily_quota, max_notes=s.max_notes, zone=s.zone
+        )
+
+    def _reindex_if_needed(self) -> None:
+        """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
+        current = text.version()
+        if self._terms_version != current:
+            self.store.write(_reindex, current)
+            self._terms_version = current
+
+    # -- remembering -----------------------------------------------------------------------------------
+
+    def _keep_work(self, subject: object, note_text: object, options: dict[str, Any]) -> tuple[Any, ...]:
+        fields = NoteFields.strict(note_text, **options)
+        return notes.keep, self.space, subject_of(subject), fields, self._now(), self._rules
+
+    def keep(self, subject: str, note_text: str, **options: Any) -> tuple[str, Note | None]:
+        """Like `remember`, and also says what happened: "kept", "replaced", "known" or "over quota"."""
+        work = self._keep_work(subject, note_text, options)
+        self._reindex_if_needed()
+        return self.store.write(*work)
+
+    async def akeep(self, subject: str, note_text: str, **options: Any) -> tuple[str, Note | None]:
+        work = self._keep_work(subject, note_text, options)
+        self._reindex_if_needed()
+        return await self.store.awrite(*work)
+
+    def remember(
+        self,
+        subject: str,
+        text: str,
+        *,
+        kind: str | None = None,
+        key: str | None = None,
+        importance: int = 2,
+        feeling: float = 0.0,
+        happened_at: float | None = None,
+        source: str | None = None,
+        gloss: str | None = None,
+    ) -> Note | None:
+        """Keep one note about a person; None only when the daily quota refused a model's note."""
+        options = dict(
+            kind=kind,
+            key=key,
+            importance=importance,
+            feeling=feeling,
+            happened_at=happened_at,
+            source=source,
+            gloss=gloss,
+        )
+        return self.keep(subject, text, **options)[1]
+
+    async def aremember(
+        self,
+        subject: str,
+        text: str,
+        *,
+        kind: str | None = None,
+        key: str | None = None,
+        importance: int = 2,
+        feeling: float = 0.0,
+        happened_at: float | None = None,
+        source: str | None = None,
+        gloss: str | None = None,
+    ) -> Note | None:
+        options = dict(
+            kind=kind,
+            key=key,
+            importance=importance,
+            feeling=feeling,
+            happened_at=happened_at,
+            source=source,
+            gloss=gloss,
+        )
+        return (await self.akeep(subject, text, **options))[1]
+
+    # -- recalling -------------------------------------------------------------------------------------
+
+    def _ask(
+        self, subject: object, query: object, limit: object, budget: object, important: object, recent: object
+    ) -> Ask:
+        return Ask(
+            space=self.space,
+            subject=subject_of(subject),
+            query=_query(query),
+            limit=_positive("limit", limit),
+            budget=_positive("budget", budget),
+            important=_positive("important", important),
+            recent=_positive("recent", recent),
+            now=self._now(),
+            half_life_days=self.settings.half_life_days,
+        )
+
+    def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
+        recall, trace = found
+        if log and trace is not None and recall.chosen:
+            self.recall_log.add(recall, trace, now)
+        return recall
+
+    def recall(
+        self,
+        subject: str,
+        query: str,
+        *,
+        limit: int = 6,
+        budget: int = 800,
+        important: int = 2,
+        recent: int = 1,
+        log: bool = True,
+    ) -> Recall:
+        """The notes to show for this query, by evidence, freshness and importance, within the budget."""
+        ask = self._ask(subject, query, limit, budget, important, recent)
+        self._reindex_if_needed()
+        return self._logged(self.store.read(rank, ask), log, ask.now)
+
+    async def arecall(
+        self,
+        subject: str,
+        query: str,
+        *,
+        limit: int = 6,
+        budget: int = 800,
+        important: int = 2,
+        recent: int = 1,
+        log: bool = True,
+    ) -> Recall:
+        ask = self._ask(subject, query, limit, budget, important, recent)
+        self._reindex_if_needed()
+        return self._logged(await self.store.aread(rank, ask), log, ask.now)
+
+    def _block(
+        self, ask: Ask, recall: Recall, user_name: object, header: str | None, card: str | None
+    ) -> str:
+        words = self.words
+        if header is not None:
+            words = Words(words.language, {words.language: {"notes.header": str(header)}})
+        name = who(user_name, ask.subject)
+        block = notes_block(recall, name=name, words=words, now=ask.now, zone=self.settings.zone, card=card)
+        return join([block])
+
+    def prompt(
+        self,
+        subject: str,
+        query: str = "",
+        *,
+        user_name: str | None = None,
+        limit: int = 6,
+        budget: int = 800,
+        important: int = 2,
+        recent: int = 1,
+        header: str | None = None,
+    ) -> str:
+        """The block for the system prompt: what the companion remembers of this person, as data."""
+        ask = self._ask(subject, query, limit, budget, important, recent)
+        self._reindex_if_needed()
+        found, card = self.store.read(_recall_with_card, ask)
+        recall = self._logged(found, True, ask.now)
+        return self._block(ask, recall, user_name, header, card)
+
+    async def aprompt(
+        self,
+        subject: str,
+        query: str = "",
+        *,
+        user_name: str | None = None,
+        limit: int = 6,
+        budget: int = 800,
+        important: int = 2,
+        recent: int = 1,
+        header: str | None = None,
+    ) -> str:
+        ask = self._ask(subject, query, limit, budget, important, recent)
+        self._reindex_if_needed()
+        found, card = await self.store.aread(_recall_with_card, ask)
+        recall = self._logged(found, True, ask.now)
+        return self._block(ask, recall, user_name, header, card)
+
+    # -- forgetting ------------------------------------------------------------------------------------
+
+    def _forget_work(self, subject: object, id: object, key: object) -> tuple[Any, ...]:
+        if (id is None) == (key is None):
+            raise InvalidValue("forget takes exactly one of id or key")
+        if id is not None:
+            _positive("id", id, allow_zero=False)
+        else:
+            key = key_of(key)
+        return notes.forget, self.space, subject_of(subject), id, key, self._now()
+
+    def forget(self, subject: str, *, id: int | None = None, key: str | None = None) -> int:
+        """Hide a note by id, or the live note of a key; it stays in the key's history until `purge`."""
+        return self.store.write(*self._forget_work(subject, id, key))
+
+    async def aforget(self, subject: str, *, id: int | None = None, key: str | None = None) -> int:
+        return await self.store.awrite(*self._forget_work(subject, id, key))
+
+    def purge(self, subject: str | None = None) -> int:
+        """Erase hidden and replaced notes for good (every person's when no subject is given)."""
+        return self.store.write(notes.purge, self.space, None if subject is None else subject_of(subject))
+
+    def erase(self, subject: str) -> int:
+        """ "Forget me": everything about a person, for good; returns how many notes were erased."""
+        subject = subject_of(subject)
+        sid = self.store.read(notes.subject_id, self.space, subject)
+        if sid is not None:
+            self.recall_log.drop(sid)
+        return self.store.write(notes.erase, self.space, subject)
+
+    async def aerase(self, subject: str) -> int:
+        subject = subject_of(subject)
+        sid = await self.store.aread(notes.subject_id, self.space, subject)
+        if sid is not None:
+            self.recall_log.drop(sid)
+        return await self.store.awrite(notes.erase, self.space, subject)
+
+    # -- reading ---------------------------------------------------------------------------------------
+
+    def notes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
+        """A person's live notes, newest first (only the given kinds, if any)."""
+        if kinds is not None:
+            kinds = tuple(kinds)
+            wrong = [k for k in kinds if k not in KINDS]
+            if wrong:
+                raise InvalidValue(f"kinds are among {', '.join(KINDS)}, not {describe(wrong)}")
+        return self.store.read(notes.notes, self.space, subject_of(subject), kinds)
+
+    def history(self, subject: str, key: str) -> list[Note]:
+        """Every version of a key, replaced and forgotten ones included, oldest first."""
+        normal = key_of(key)
+        if normal is None:
+            raise InvalidValue("history needs a key, like 'user.city'")
+        return self.store.read(notes.history, self.space, subject_of(subject), normal)
+
+    def get(self, id: int) -> Note | None:
+        return self.store.read(notes.get, self.space, _positive("id", id, allow_zero=False))
+
+    def subjects(self) -> list[str]:
+        """Everyone this companion has a live note about."""
+        return self.store.read(notes.subjects, self.space)
+
+    def recalls(self, subject: str, limit: int = 20) -> list[dict[str, Any]]:
+        """What was recalled for a person lately, newest first, with what was chosen and skipped and why."""
+        subject = subject_of(subject)
+        _positive("limit", limit)
+        self.recall_log.flush()
+        return self.store.read(_recalls, self.space, subject, limit)
+
+    def profile(self, subject: str) -> str | None:
+        """The short profile card shown above the notes."""
+        found = self.store.read(notes.profile, self.space, subject_of(subject))
+        return found[0] if found else None
+
+    def set_profile(self, subject: str, card: str | None) -> None:
+        """Set (or, with None or blank, remove) the profile card."""
+        if card is not None and not isinstance(card, str):
+            raise InvalidType(f"a profile card is a string or None, not {type(card).__name__}")
+        card = text.one_line(card, 1200) if card is not None else None
+        self.store.write(notes.set_profile, self.space, subject_of(subject), card or None, self._now())
+
+    # -- moving ----------------------------------------------------------------------------------------
+
+    def export_data(self) -> dict[str, Any]:
+        """This companion's memory as one JSON-ready object (every note, history included, and profiles)."""
+        self.recall_log.flush()
+        return self.store.read(transfer.export, self.space, self._now())
+
+    def import_data(self, data: Mapping[str, Any]) -> int:
+        """Bring in an export (Mneme's, or mneme-llm 0.1.0's); returns how many notes were added.
+
+        Importing the same export twice adds nothing the second time.
+        """
+        rows = transfer.parse(data)
+        return self.store.write(transfer.bring_in, self.space, rows, self._now(), self._rules)
+
+
+def _terms_version(conn: Any) -> str | None:
+    row = conn.execute("select value from meta where key = 'terms_version'").fetchone()
+    return row[0] if row else None
+
+
+def _reindex(conn: Any, version: str) -> int:
+    row = conn.execute("select value from meta where key = 'terms_version'").fetchone()
+    if row and row[0] == version:
+        return 0
+    count = index.rebuild(conn)
+    conn.execute(
+        "insert into meta(key, value) values ('terms_version', ?) "
+        "on conflict(key) do update set value = excluded.value",
+        (version,),
+    )
+    return count
+
+
+def _recall_with_card(conn: Any, ask: Ask) -> tuple[tuple[Recall, Trace | None], str | None]:
+    found = rank(conn, ask)
+    card = notes.profile(conn, ask.space, ask.subject)
+    return found, card[0] if card else None
+
+
+def _recalls(conn: Any, space: str, subject: str, limit: int) -> list[dict[str, Any]]:
+    sid = notes.subject_id(conn, space, subject)
+    if sid is None:
+        return []
+    rows = conn.execute(
+        "select at, query, chosen, skipped from recalls where subject_id = ? order by id desc limit ?",
+        (sid, limit),
+    ).fetchall()
+    return [
+        {"at": at, "query": query, "chosen": json.loads(chosen), "skipped": json.loads(skipped)}
+        for at, query, chosen, skipped in rows
+    ]

@@ -1,0 +1,52 @@
+"""The block a bot puts in its system prompt: what the companion remembers of this person.
+
+The block opens with a header that says the notes are remembered data, not instructions, so a note that
+reads like an order ("ignore your rules") is something the person once said, not something to do. Every
+note is one line, with its date the way people say it ("yesterday", "in 2 days", "去年 09-17") so the model
+never does date arithmetic; lasting notes carry no date. The person's name and every other text that
+reaches the block are made single-line first, so nothing in it can pose as a header or a new message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import tzinfo
+
+from . import dates, text
+from .memory.recall import Recall
+from .messages import Words
+
+NAME_LIMIT = 80
+CARD_LIMIT = 1200
+
+
+def who(user_name: object, subject: str) -> str:
+    """How the block names the person: their name as one short line, else the subject."""
+    name = text.one_line(user_name, NAME_LIMIT) if user_name is not None else ""
+    return name or text.one_line(subject, NAME_LIMIT)
+
+
+def notes_block(
+    recall: Recall, *, name: str, words: Words, now: float, zone: tzinfo | None, card: str | None = None
+) -> str:
+    """The notes section, or "" when there is nothing to say."""
+    card = text.one_line(card, CARD_LIMIT) if card else ""
+    if not recall.chosen and not card:
+        return ""
+    lines = [text.one_line(words.say("notes.header", who=name), 2000)]
+    if card:
+        lines.append(words.say("notes.impression", card=card))
+    for chosen in recall.chosen:
+        note = chosen.note
+        line = text.one_line(note.text, 500)
+        if note.lasting:
+            lines.append(words.say("notes.line", text=line))
+        else:
+            day = dates.when(note.happened_at, now, zone, words.language)
+            lines.append(words.say("notes.line_dated", date=day, text=line))
+    return "\n".join(lines)
+
+
+def join(sections: Iterable[str]) -> str:
+    """The sections of the block, blank ones left out, a blank line between."""
+    return "\n\n".join(s for s in sections if s)

@@ -1,0 +1,234 @@
+"""The store: one SQLite file in WAL mode, and the connections that work on it.
+
+Every unit of work in Mneme is a plain function of a `sqlite3.Connection` (a *transaction function*), and the
+store runs it in one of two places:
+
+- `aread` / `awrite` run it on an aiosqlite connection's own thread, so the event loop never waits on SQLite.
+  The whole function runs there in one hop: aiosqlite costs about 100 µs per hop on this machine, so a recall
+  issued as six separate `await execute()` calls would pay 1.2 ms in hops alone, and two coroutines
+  interleaving statements on one connection could mix their transactions. Reads and writes have separate
+  connections, so a recall never queues behind a write.
+- `read` / `write` run it on a connection owned by the calling thread, for the plain twins. They need no
+  event loop, so they work whether or not one is running in the thread.
+
+Writes take the write lock up front (`BEGIN IMMEDIATE`) and wait for it up to `busy_timeout`, so two
+processes writing to one file take turns instead of failing. Reads run in a deferred transaction, which in
+WAL mode sees one consistent snapshot and never waits for a writer.
+
+Durability: a write that returned is in the WAL, so it survives the process being killed in any mode.
+`durability="normal"` (the default, `synchronous=NORMAL`) does not fsync on each commit, so the last
+commits can be lost on power loss or an OS crash (never corrupted); `durability="full"` fsyncs every commit
+and survives power loss, at the cost of one fsync per write (see `benchmarks/recall.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from ..errors import ClosedError, InvalidValue, describe
+from . import schema
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[..., T]
+
+DURABILITY = {"normal": "NORMAL", "full": "FULL"}
+
+
+class Store:
+    """Owns one SQLite file: its schema, its pragmas and every connection to it."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        durability: str = "normal",
+        busy_timeout: float = 10.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if durability not in DURABILITY:
+            raise InvalidValue(f"durability is one of {', '.join(DURABILITY)}, not {describe(durability)}")
+        self._scratch: str | None = None
+        path = os.fspath(path)
+        if path == ":memory:":
+            # Several connections must share one database, which a true :memory: database cannot do;
+            # a private temporary file behaves the same and is removed on close.
+            self._scratch = tempfile.mkdtemp(prefix="mneme-")
+            path = os.path.join(self._scratch, "memory.db")
+        elif os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.path = path
+        self.durability = durability
+        self.busy_timeout = busy_timeout
+        self.clock = clock
+        self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
+        self._local = threading.local()
+        self._owned: list[sqlite3.Connection] = []
+        self._owned_lock = threading.Lock()
+        self._aconns: tuple[aiosqlite.Connection, aiosqlite.Connection] | None = None
+        self._aopen_lock = threading.Lock()
+        self._closed = False
+        self._migrate()
+
+    # -- connections -------------------------------------------------------------------------------------
+
+    def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+        conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
+        conn.execute("pragma temp_store = memory")
+        conn.execute("pragma cache_size = -16000")
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+        )
+        return self._setup(conn)
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's own connection, for the plain twins."""
+        if self._closed:
+            raise ClosedError(f"the store for {self.path} is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._owned_lock:
+                self._owned.append(conn)
+        return conn
+
+    def _migrate(self) -> None:
+        conn = self._conn()
+        if conn.execute("pragma journal_mode").fetchone()[0] != "wal":
+            conn.execute("pragma journal_mode = wal")
+        if not schema.check(conn, self.path):
+            return
+        self.write(schema.migrate, self.path, self.clock(), {})
+
+    async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
+        if self._closed:
+            raise ClosedError(f"the store for {self.path} is closed")
+        if self._aconns is None:
+            # Opened from a worker thread with a loop of its own: the connections then serve any event
+            # loop (aiosqlite resolves each call on the caller's loop), and concurrent first calls from
+            # different loops or threads wait on one lock instead of opening twice.
+            await asyncio.to_thread(self._open_async_connections)
+        assert self._aconns is not None
+        return self._aconns
+
+    def _open_async_connections(self) -> None:
+        with self._aopen_lock:
+            if self._aconns is not None:
+                return
+
+            async def open_both() -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
+                pair = []
+                for _ in range(2):
+                    aconn = await aiosqlite.connect(
+                        self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+                    )
+                    await aconn._execute(self._setup, aconn._conn)
+                    pair.append(aconn)
+                return pair[0], pair[1]
+
+            self._aconns = asyncio.run(open_both())
+
+    # -- transactions ------------------------------------------------------------------------------------
+
+    def _write_txn(self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...]) -> T:
+        conn.execute("begin immediate")
+        try:
+            result = work(conn, *args)
+            for extra in self.piggyback:
+                extra(conn)
+            conn.execute("commit")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("rollback")
+            raise
+        return result
+
+    @staticmethod
+    def _read_txn(conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...]) -> T:
+        conn.execute("begin")
+        try:
+            return work(conn, *args)
+        finally:
+            if conn.in_transaction:
+                conn.execute("commit")
+
+    def write(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a write transaction on this thread's connection."""
+        return self._write_txn(self._conn(), work, args)
+
+    def read(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a read snapshot on this thread's connection."""
+        return self._read_txn(self._conn(), work, args)
+
+    async def awrite(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop."""
+        writer, _ = await self._aconnections()
+        return await writer._execute(self._write_txn, writer._conn, work, args)
+
+    async def aread(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
+        _, reader = await self._aconnections()
+        return await reader._execute(self._read_txn, reader._conn, work, args)
+
+    # -- closing -----------------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def aclose(self) -> None:
+        """Close every connection; the last one to close checkpoints the WAL into the file."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._aconns is not None:
+            for aconn in self._aconns:
+                await aconn.close()
+        self._close_owned()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._aconns is not None:
+            # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
+            # short-lived thread, so this works whether or not a loop runs in the caller's thread.
+            aconns = self._aconns
+
+            async def close_both() -> None:
+                for aconn in aconns:
+                    await aconn.close()
+
+            closer = threading.Thread(target=asyncio.run, args=(close_both(),))
+            closer.start()
+            closer.join()
+        self._close_owned()
+
+    def _close_owned(self) -> None:
+        with self._owned_lock:
+            owned, self._owned = self._owned, []
+        for conn in owned:
+            try:
+                conn.close()
+            except sqlite3.Error as err:  # closing is best effort; the data is already committed
+                log.warning("closing a connection to %s failed: %s", self.path, err)
+        if self._scratch:
+            for name in os.listdir(self._scratch):
+                os.remove(os.path.join(self._scratch, name))
+            os.rmdir(self._scratch)

@@ -1,0 +1,161 @@
+"""The schema, as an ordered list of named migrations.
+
+A file records each migration it has had, by name, in `migrations`, and the highest schema level it was
+written at in `meta.schema_level`. Opening a file runs the migrations it lacks, in order, each in the same
+write transaction that records it. A file whose level is higher than this version knows, or that names a
+migration this version does not have, was written by a newer Mneme: it is refused before anything changes,
+since an older version could silently damage data it does not understand.
+
+Tables (one file holds many spaces; a space is one companion):
+- `subjects`: one row per (space, subject), with a running count of its live notes, so the cap on live notes
+  and the rare-word weights never count rows. Ids are never reused (AUTOINCREMENT), so a cached id of an
+  erased person can never point at someone else.
+- `notes`: one row per note, live or not. "Live" means neither forgotten (`deleted_at`) nor replaced by a
+  newer note with the same key (`superseded_by`); the partial indexes below cover live notes only.
+- `terms` and `postings`: the term index. `terms` holds each subject's vocabulary with its live document
+  frequency; `postings` pairs a term with the live notes that contain it. A note leaves the index the moment
+  it stops being live, so dead notes never cost a recall anything.
+- `recalls`: the recall log (what was chosen and skipped, and why), written in batches, off recall's path.
+- `profiles`: the short profile card shown above the notes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import SchemaError
+
+LIVE = "deleted_at is null and superseded_by is null"
+LIVE_N = "n.deleted_at is null and n.superseded_by is null"  # the same, for a query that names notes `n`
+
+NOTES_0001 = f"""
+create table if not exists meta(key text primary key, value text not null) without rowid;
+create table if not exists migrations(name text primary key, applied_at real not null) without rowid;
+create table subjects(
+    id integer primary key autoincrement,
+    space text not null,
+    subject text not null,
+    live integer not null default 0,
+    unique(space, subject)
+);
+create table notes(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    kind text not null,
+    key text,
+    text text not null,
+    importance integer not null,
+    feeling real not null default 0,
+    happened_at real not null,
+    created_at real not null,
+    recalled_at real,
+    recalls integer not null default 0,
+    superseded_by integer,
+    deleted_at real,
+    source text,
+    gloss text,
+    fold integer not null
+);
+create index notes_live on notes(subject_id, importance) where {LIVE};
+create index notes_fold on notes(subject_id, fold) where {LIVE};
+create index notes_key on notes(subject_id, key) where key is not null;
+create index notes_all on notes(subject_id);
+create index notes_auto on notes(subject_id, created_at) where source = 'auto';
+create table terms(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    term text not null,
+    df integer not null default 0,
+    unique(subject_id, term)
+);
+create table postings(
+    term_id integer not null,
+    note_id integer not null,
+    primary key(term_id, note_id)
+) without rowid;
+create table recalls(
+    id integer primary key,
+    subject_id integer not null,
+    at real not null,
+    query text not null,
+    chosen text not null,
+    skipped text not null
+);
+create index recalls_subject on recalls(subject_id, id);
+create table profiles(
+    subject_id integer primary key,
+    text text not null,
+    updated_at real not null
+);
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: a name recorded in the file, and what it does."""
+
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    def apply(conn: sqlite3.Connection) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+
+    return apply
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration("0001_notes", _script(NOTES_0001)),)
+LEVEL = len(MIGRATIONS)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+
+
+def check(conn: sqlite3.Connection, path: str) -> list[Migration]:
+    """The migrations this file lacks; raises `SchemaError` for a file this version must not touch.
+
+    Reads only, so a refused file is left exactly as it was.
+    """
+    tables = _tables(conn)
+    if "memories" in tables and "meta" in tables and "migrations" not in tables:
+        raise SchemaError(
+            f"{path} was written by mneme-llm, not Mneme: export it with `mneme-llm export --out data.json` "
+            "and bring it over with Mneme's import_data"
+        )
+    if tables and "migrations" not in tables:
+        raise SchemaError(
+            f"{path} is an SQLite file of another program (tables: {', '.join(sorted(tables))})"
+        )
+    if not tables:
+        return list(MIGRATIONS)
+    row = conn.execute("select value from meta where key = 'schema_level'").fetchone()
+    level = int(row[0]) if row else 0
+    done = {name for (name,) in conn.execute("select name from migrations")}
+    known = {m.name for m in MIGRATIONS}
+    if level > LEVEL or done - known:
+        raise SchemaError(
+            f"{path} was written by a newer Mneme (schema level {level}, this version knows {LEVEL}); "
+            "upgrade mneme-bots to open it"
+        )
+    return [m for m in MIGRATIONS if m.name not in done]
+
+
+def migrate(conn: sqlite3.Connection, path: str, now: float, extra: dict[str, str]) -> None:
+    """Bring the file up to this version inside one write transaction (the caller holds it)."""
+    for migration in check(conn, path):
+        migration.apply(conn)
+        conn.execute("insert into migrations(name, applied_at) values (?, ?)", (migration.name, now))
+    conn.execute(
+        "insert into meta(key, value) values ('schema_level', ?) "
+        "on conflict(key) do update set value = excluded.value "
+        "where cast(value as integer) < cast(excluded.value as integer)",
+        (str(LEVEL),),
+    )
+    for key, value in extra.items():
+        conn.execute("insert or ignore into meta(key, value) values (?, ?)", (key, value))

@@ -1,0 +1,251 @@
+"""Export to JSON and import back, from Mneme or from mneme-llm 0.1.0.
+
+An export holds every note of the space, replaced and forgotten ones included (they are the keys'
+history), with their original ids and links, and the profile cards.
+
+Import is lenient row by row (a bad field falls back to its default, a row without text or subject is
+skipped) but strict about the whole (an export is a JSON object of a known format). It is idempotent: a note
+is the same note if the same person has one written at the same moment with the same text, so importing
+one export twice adds nothing the second time. Links between versions of a key are remapped to the new ids.
+Among live notes the usual rules hold after an import: one live note per key (the newest wins) and no live
+text twice.
+
+mneme-llm's export (`"mneme_llm": 1`, rows under `memories`) is read the same way, so its users can move.
+Its moods, relationships and config are not imported yet.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import dates, text
+from .errors import InvalidType, InvalidValue
+from .memory import index, notes
+from .memory.note import NoteFields, subject_of
+from .store.schema import LIVE
+
+FORMAT = "mneme_bots"
+VERSION = 1
+NOTE_FIELDS = (
+    "id",
+    "subject",
+    "key",
+    "kind",
+    "text",
+    "importance",
+    "feeling",
+    "happened_at",
+    "created_at",
+    "recalled_at",
+    "recalls",
+    "superseded_by",
+    "deleted_at",
+    "source",
+    "gloss",
+)
+
+
+def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
+    """Every note and profile card of a space, JSON-ready."""
+    rows = conn.execute(
+        "select n.id, s.subject, n.key, n.kind, n.text, n.importance, n.feeling, n.happened_at, "
+        "n.created_at, n.recalled_at, n.recalls, n.superseded_by, n.deleted_at, n.source, n.gloss "
+        "from notes n join subjects s on s.id = n.subject_id where s.space = ? order by n.id",
+        (space,),
+    ).fetchall()
+    profiles = conn.execute(
+        "select s.subject, p.text, p.updated_at from profiles p join subjects s on s.id = p.subject_id "
+        "where s.space = ? order by s.id",
+        (space,),
+    ).fetchall()
+    return {
+        FORMAT: VERSION,
+        "space": space,
+        "exported_at": now,
+        "notes": [dict(zip(NOTE_FIELDS, row, strict=True)) for row in rows],
+        "profiles": [{"subject": s, "text": t, "updated_at": u} for s, t, u in profiles],
+    }
+
+
+@dataclass
+class Rows:
+    """An export's rows, whatever format they came in."""
+
+    notes: list[Mapping[str, Any]] = field(default_factory=list)
+    profiles: list[Mapping[str, Any]] = field(default_factory=list)
+
+
+def parse(data: object) -> Rows:
+    """Check an export's shape and take its rows; refuses what is not an export at all."""
+    if not isinstance(data, Mapping):
+        raise InvalidType(f"an export is a JSON object, not {type(data).__name__}")
+    if FORMAT in data:
+        found = Rows(data.get("notes") or [], data.get("profiles") or [])
+    elif "mneme_llm" in data:
+        found = Rows(data.get("memories") or [], data.get("profiles") or [])
+    else:
+        raise InvalidValue(
+            f"not an export of Mneme ('{FORMAT}') or mneme-llm ('mneme_llm'); its keys are "
+            f"{', '.join(map(str, list(data)[:8])) or 'none'}"
+        )
+    for name, rows in (("notes", found.notes), ("profiles", found.profiles)):
+        if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
+            raise InvalidValue(f"an export's {name} are a list of JSON objects")
+    return found
+
+
+def _time(value: object) -> float | None:
+    try:
+        return dates.seconds(value)
+    except (ValueError, TypeError):
+        return None
+
+
+def _subject(value: object) -> str | None:
+    try:
+        return subject_of(value)
+    except (ValueError, TypeError):
+        return None
+
+
+class _Importer:
+    """Brings rows into one space inside the caller's write transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, space: str, now: float) -> None:
+        self.conn, self.space, self.now = conn, space, now
+        self.sids: dict[str, int] = {}
+        self.seen: dict[int, dict[tuple[float, int], int]] = {}
+        self.ids: dict[object, int] = {}
+        self.links: list[tuple[int, object]] = []
+        self.added = 0
+
+    def sid(self, subject: str) -> int:
+        if subject not in self.sids:
+            sid = notes.subject_id_made(self.conn, self.space, subject)
+            self.sids[subject] = sid
+            self.seen[sid] = {
+                (created, fold): note_id
+                for note_id, created, fold in self.conn.execute(
+                    "select id, created_at, fold from notes where subject_id = ?", (sid,)
+                )
+            }
+        return self.sids[subject]
+
+    def note(self, row: Mapping[str, Any]) -> None:
+        subject = _subject(row.get("subject"))
+        fields = NoteFields.lenient(dict(row))
+        if subject is None or fields is None:
+            return
+        sid = self.sid(subject)
+        created = _time(row.get("created_at")) or self.now
+        fold = notes.fold_hash(fields.text)
+        same = self.seen[sid].get((created, fold))
+        if same is not None:
+            self.ids[row.get("id")] = same
+            return
+        deleted = _time(row.get("deleted_at"))
+        replaced = row.get("superseded_by") is not None
+        live = deleted is None and not replaced
+        if live and self._live_twin(sid, fields, fold) is not None:
+            self.ids[row.get("id")] = self._live_twin(sid, fields, fold)  # type: ignore[assignment]
+            return
+        recalled = _time(row.get("recalled_at"))
+        recalls = row.get("recalls")
+        recalls = (
+            recalls if isinstance(recalls, int) and not isinstance(recalls, bool) and recalls >= 0 else 0
+        )
+        (note_id,) = self.conn.execute(
+            "insert into notes(subject_id, kind, key, text, importance, feeling, happened_at, created_at, "
+            "recalled_at, recalls, superseded_by, deleted_at, source, gloss, fold) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id",
+            (
+                sid,
+                fields.kind or "episode",
+                fields.key,
+                fields.text,
+                fields.importance,
+                fields.feeling,
+                fields.happened_at if fields.happened_at is not None else created,
+                created,
+                recalled,
+                recalls,
+                -1 if replaced else None,
+                deleted,
+                fields.source,
+                fields.gloss,
+                fold,
+            ),
+        ).fetchone()
+        self.ids[row.get("id")] = note_id
+        self.seen[sid][(created, fold)] = note_id
+        self.added += 1
+        if replaced:
+            self.links.append((note_id, row.get("superseded_by")))
+        if live:
+            self._make_live(sid, note_id, fields, created)
+
+    def _live_twin(self, sid: int, fields: NoteFields, fold: int) -> int | None:
+        for note_id, note_text, key in self.conn.execute(
+            f"select id, text, key from notes where subject_id = ? and fold = ? and {LIVE}", (sid, fold)
+        ):
+            if text.fold(note_text) == text.fold(fields.text) and (
+                fields.key is None or key in (None, fields.key)
+            ):
+                return note_id
+        return None
+
+    def _make_live(self, sid: int, note_id: int, fields: NoteFields, created: float) -> None:
+        if fields.key is not None:
+            newer = self.conn.execute(
+                f"select id from notes where subject_id = ? and key = ? and id != ? and {LIVE} "
+                "and created_at > ?",
+                (sid, fields.key, note_id, created),
+            ).fetchone()
+            if newer:
+                self.conn.execute("update notes set superseded_by = ? where id = ?", (newer[0], note_id))
+                return
+        index.add(self.conn, sid, note_id, index.note_terms(fields.text, fields.key, fields.gloss))
+        replaced = notes.supersede(self.conn, sid, fields.key, note_id) if fields.key else 0
+        notes.count_live(self.conn, sid, 1 - replaced)
+
+    def link(self) -> None:
+        for note_id, old in self.links:
+            self.conn.execute(
+                "update notes set superseded_by = ? where id = ?", (self.ids.get(old, -1), note_id)
+            )
+
+    def profile(self, row: Mapping[str, Any]) -> None:
+        subject = _subject(row.get("subject"))
+        card = row.get("text")
+        if subject is None or not isinstance(card, str) or text.is_blank(card):
+            return
+        updated = _time(row.get("updated_at")) or self.now
+        self.conn.execute(
+            "insert into profiles(subject_id, text, updated_at) values (?, ?, ?) on conflict(subject_id) "
+            "do update set text = excluded.text, updated_at = excluded.updated_at "
+            "where excluded.updated_at > profiles.updated_at",
+            (self.sid(subject), text.one_line(card, 1200), updated),
+        )
+
+
+def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules: notes.Rules) -> int:
+    """Import rows into a space (a write transaction function); returns how many notes were added."""
+    importer = _Importer(conn, space, now)
+    for row in sorted(rows.notes, key=lambda r: (_order(r.get("id")), _time(r.get("created_at")) or 0.0)):
+        importer.note(row)
+    importer.link()
+    for row in rows.profiles:
+        importer.profile(row)
+    for sid in importer.sids.values():
+        (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
+        if live > rules.max_notes:
+            newest = conn.execute("select max(id) from notes where subject_id = ?", (sid,)).fetchone()[0]
+            notes.prune(conn, sid, newest, live, now, rules)
+    return importer.added
+
+
+def _order(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
