@@ -221,24 +221,16 @@ def usable(engine: str, python: str) -> str | None:
 
 
 def run_worker(engine: str, python: str, lang: str, size: int, args, workdir: str, now: float) -> dict:
-    cmd = [
-        python,
-        str(Path(__file__).resolve()),
-        "--worker",
-        engine,
-        "--lang",
-        lang,
-        "--sizes",
-        str(size),
-        "--queries",
-        str(args.queries),
-        "--seed",
-        str(args.seed),
-        "--workdir",
-        workdir,
-        "--now",
-        repr(now),
-    ]
+    flags = {
+        "--worker": engine,
+        "--lang": lang,
+        "--sizes": size,
+        "--queries": args.queries,
+        "--seed": args.seed,
+        "--workdir": workdir,
+        "--now": repr(now),
+    }
+    cmd = [python, str(Path(__file__).resolve()), *(str(x) for pair in flags.items() for x in pair)]
     print(f"· {engine} {lang} {size:,} …", file=sys.stderr, flush=True)
     t = time.perf_counter()
     proc = subprocess.run(cmd, check=False, env=engine_env(engine), stdout=subprocess.PIPE, text=True)

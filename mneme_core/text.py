@@ -19,10 +19,11 @@ Glossary and policy:
 - Unspaced scripts (Han, kana, Hangul, Thai, Lao, Myanmar, Khmer) have no spaces to find words by, and a
   word list would be large, language-specific and always missing the names that matter most. So a run is
   indexed by every overlapping pair of characters plus every single Han character or Hangul syllable,
-  leaving out function pairs (`STOP_CJK`) and function characters (`STOP_CJK_CHARS`): a query shares pairs
-  with any note that contains the same word, whatever the word. Single kana and Thai/Lao/Myanmar/Khmer
-  letters are never terms on their own, because they spell sounds, not meanings (this also drops the
-  Japanese particles). With `use_jieba()` the words jieba finds in Han runs are added as well.
+  leaving out function pairs (`STOP_CJK`, and any two Chinese function characters in a row) and function
+  characters (`STOP_CJK_CHARS`): a query shares pairs with any note that contains the same word, whatever
+  the word. Single kana and Thai/Lao/Myanmar/Khmer letters are never terms on their own, because they spell
+  sounds, not meanings (this also drops the Japanese particles). With `use_jieba()` the words jieba finds
+  in Han runs are added as well.
 - The *normaliser* makes English inflections meet: "cats"/"cat", "classes"/"class", "ladies"/"lady",
   "hiking"/"hikes"/"hiked"/"hike", "running"/"runs"/"run". It is a dozen suffix rules on ASCII words of
   four letters or more, deliberately simpler than a real stemmer: notes and queries go through the same
@@ -71,15 +72,16 @@ TERMS_VERSION = "mneme-terms-1"
 ELLIPSIS = "…"
 
 # English function words, chat fillers and common contractions (after casefolding, with a plain apostrophe).
-# One-letter words ("a", "i") need no entry: words shorter than two characters are dropped anyway.
+# One-letter words ("a", "i") need no entry, being too short, nor forms the normaliser turns into an entry
+# ("ours" is "our", "having" is "have").
 STOP_LATIN = frozenset(
     """
-    an the and or but if so as at by for from in into of off on out over to up with about than then there
-    here because me my mine myself you your yours we us our ours they them their he him his she her hers it
-    its this that these those is am are was were be been being do does did doing have has had will would can
-    could should shall might must what which who whom how when where why all some any just very really also
-    too not no yes yeah yep nope ok okay oh um uh hmm lol haha hi hey i'm i've i'll i'd you're you've we're
-    they're he'll she'll don't doesn't didn't can't isn't wasn't won't
+    an the and or but if so as at by for from in into of off on out over to up with about than then there here
+    because me my myself you your we us our they them their he him his she her it its this that these those
+    is am are was were be been being do does did doing have has had will would can could should shall might
+    must what which who whom how when where why all some any just very really also too not no yes yeah yep
+    nope ok okay oh um uh hmm lol haha hi hey i'm i've i'll i'd you're you've we're they're he'll she'll
+    don't doesn't didn't can't isn't wasn't won't
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 
@@ -104,6 +106,11 @@ STOP_CJK_CHARS = frozenset(
     은 는 이 가 을 를 에 의 도 와 과 로 으 서 요
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
+
+# Pairs left out of the index: the list above, and any pair of two Chinese function characters (的了, 我在,
+# 也很), which is a function pair too. (Korean particles are left out of that rule: 도로 is "road".)
+_HAN_STOP_CHARS = {char for char in STOP_CJK_CHARS if not "\uac00" <= char <= "\ud7a3"}
+_STOP_PAIRS = STOP_CJK | {a + b for a in _HAN_STOP_CHARS for b in _HAN_STOP_CHARS}
 
 # Unspaced scripts, as inclusive code point ranges.
 _HAN = ((0x3005, 0x3007), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
@@ -258,10 +265,10 @@ def terms(text: str) -> list[str]:
 
 def _run_terms(run: str) -> list[str]:
     """Pairs, then single characters, then (with jieba on) words of one unspaced run."""
-    found = [pair for pair in map(add, run, run[1:]) if pair not in STOP_CJK]
+    found = [pair for pair in map(add, run, run[1:]) if pair not in _STOP_PAIRS]
     found += [char for char in run if char not in _NO_SINGLE]
     if _jieba is not None and _han().search(run):
-        found += [word for word in _jieba.lcut(run) if len(word) >= 2 and word not in STOP_CJK]
+        found += [word for word in _jieba.lcut(run) if len(word) >= 2 and word not in _STOP_PAIRS]
     return found
 
 

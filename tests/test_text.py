@@ -51,7 +51,7 @@ def test_clean_replaces_lone_surrogates_and_joins_pairs():
     assert text.clean("a\ud800b") == "a\ufffdb"
     assert text.clean("\udc00") == "\ufffd"
     assert text.clean("\ud83d\ude00!") == "😀!"
-    text.clean("x\udfffy\ud800").encode("utf-8")  # would raise UnicodeEncodeError on a surrogate
+    assert text.clean("x\udfffy\ud800").encode("utf-8") == "x\ufffdy\ufffd".encode()
 
 
 def test_clean_leaves_no_line_break_or_control_anywhere_in_unicode():
@@ -128,14 +128,35 @@ def test_fold_ignores_case_width_and_spacing():
 
 def test_chinese_by_pairs_and_characters_without_function_words():
     found = text.terms("考试没考好，觉得自己很笨")
-    assert found == ["考试", "试没", "没考", "考好", "考", "试", "好", "得自", "己很", "很笨", "觉", "自", "己", "笨"]
+    assert found == [
+        "考试",
+        "试没",
+        "没考",
+        "考好",
+        "考",
+        "试",
+        "好",
+        "得自",
+        "己很",
+        "很笨",
+        "觉",
+        "自",
+        "己",
+        "笨",
+    ]
     for stop in ("觉得", "自己", "没", "很", "得"):
         assert stop not in found
 
 
 def test_chinese_stop_pairs_and_characters_are_left_out():
-    assert text.terms("我们觉得这个很好") == ["们觉", "得这", "个很", "很好", "觉", "好"]
+    # 我们 觉得 这个 are listed pairs; 得这 and 个很 are two function characters in a row
+    assert text.terms("我们觉得这个很好") == ["们觉", "很好", "觉", "好"]
     assert text.terms("的了是") == []
+    assert text.terms("你在哪") == []
+
+
+def test_two_korean_particle_syllables_still_make_a_pair():
+    assert text.terms("도로") == ["도로"]  # "road", though 도 and 로 are particles on their own
 
 
 def test_mixed_chinese_and_latin_split_into_runs_and_words():
@@ -156,7 +177,18 @@ def test_japanese_particles_and_single_kana_are_not_terms():
 
 
 def test_korean_by_pairs_and_syllables_without_particles():
-    assert text.terms("고양이를 좋아해") == ["고양", "양이", "이를", "고", "양", "좋아", "아해", "좋", "아", "해"]
+    assert text.terms("고양이를 좋아해") == [
+        "고양",
+        "양이",
+        "이를",
+        "고",
+        "양",
+        "좋아",
+        "아해",
+        "좋",
+        "아",
+        "해",
+    ]
     assert text.terms("ㅋㅋㅋ") == []
 
 
@@ -251,6 +283,13 @@ def test_other_alphabets_stay_whole_words():
     assert text.terms("Кошки любят молоко") == ["кошки", "любят", "молоко"]
     assert text.terms("हिन्दी") == ["हिन्दी"]  # vowel signs and virama are marks inside the word
     assert text.terms("Café naïve") == ["café", "naïve"]
+
+
+def test_no_combining_mark_of_the_basic_plane_splits_a_word():
+    for code in range(0x10000):
+        mark = chr(code)
+        if unicodedata.category(mark) in ("Mn", "Mc") and not text._RUNS.match(mark):
+            assert len(text.terms(f"xa{mark}ya")) == 1, hex(code)
 
 
 def test_vowel_marks_and_joiners_do_not_change_a_term():

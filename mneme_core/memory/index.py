@@ -37,7 +37,7 @@ def add(conn: sqlite3.Connection, subject_id: int, note_id: int, terms: list[str
     )
     conn.execute(
         "insert or ignore into postings(term_id, note_id) "
-        "select t.id, ? from json_each(?) j join terms t on t.subject_id = ? and t.term = j.value",
+        "select t.id, ? from json_each(?) j cross join terms t on t.subject_id = ? and t.term = j.value",
         (note_id, listed, subject_id),
     )
 

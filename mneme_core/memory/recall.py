@@ -33,8 +33,8 @@ from ..store.schema import LIVE, LIVE_N
 from .note import COLUMNS, Note, note_of
 from .notes import FRESH_SQL, subject_id
 
-POSTINGS = 6000
-MIN_SHARE = 20  # of the postings budget, the least a term gets
+POSTINGS = 2000
+MIN_SHARE = 8  # 1/MIN_SHARE of the postings budget is the least a term gets
 WEAK = 0.2
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
