@@ -207,7 +207,7 @@ class _Importer:
             if newer:
                 self.conn.execute("update notes set superseded_by = ? where id = ?", (newer[0], note_id))
                 return
-        index.add(self.conn, sid, note_id, index.note_terms(fields.text, fields.key, fields.gloss))
+        index.add(self.conn, sid, notes.get(self.conn, self.space, note_id))
         replaced = notes.supersede(self.conn, sid, fields.key, note_id) if fields.key else 0
         notes.count_live(self.conn, sid, 1 - replaced)
 

@@ -141,7 +141,7 @@ def keep(
         ),
     ).fetchone()
     note = replace(note, id=note_id)
-    index.add(conn, sid, note_id, index.note_terms(note.text, note.key, note.gloss))
+    index.add(conn, sid, note)
     replaced = supersede(conn, sid, note.key, note_id) if note.key else 0
     live = count_live(conn, sid, 1 - replaced)
     if live > rules.max_notes:
@@ -177,8 +177,10 @@ def _merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tu
         ),
     )
     if (merged.key, merged.gloss) != (old.key, old.gloss):
-        index.remove(conn, sid, old.id, index.note_terms(old.text, old.key, old.gloss))
-        index.add(conn, sid, old.id, index.note_terms(merged.text, merged.key, merged.gloss))
+        index.remove(conn, sid, old.id, old.text, old.key, old.gloss)
+        index.add(conn, sid, merged)
+    else:
+        index.refresh(conn, sid, merged)
     if not takes_key:
         return KNOWN, merged
     replaced = supersede(conn, sid, merged.key, old.id)
@@ -195,13 +197,13 @@ def supersede(conn: sqlite3.Connection, sid: int, key: str | None, newer: int) -
         (newer, sid, key, newer),
     ).fetchall()
     for note_id, note_text, note_key, gloss in rows:
-        index.remove(conn, sid, note_id, index.note_terms(note_text, note_key, gloss))
+        index.remove(conn, sid, note_id, note_text, note_key, gloss)
     return len(rows)
 
 
 def _unindex(conn: sqlite3.Connection, sid: int, rows: list[tuple[int, str, str | None, str | None]]) -> int:
     for note_id, note_text, key, gloss in rows:
-        index.remove(conn, sid, note_id, index.note_terms(note_text, key, gloss))
+        index.remove(conn, sid, note_id, note_text, key, gloss)
     if rows:
         count_live(conn, sid, -len(rows))
     return len(rows)

@@ -29,16 +29,16 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from .. import text
-from ..store.schema import LIVE, LIVE_N
+from ..store.schema import LIVE
 from .note import COLUMNS, Note, note_of
-from .notes import FRESH_SQL, subject_id
+from .notes import subject_id
 
-POSTINGS = 2000
+POSTINGS = 1500
 MIN_SHARE = 8  # 1/MIN_SHARE of the postings budget is the least a term gets
 WEAK = 0.2
+MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
-N_COLUMNS = ", ".join("n." + c.strip() for c in COLUMNS.split(","))
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,8 @@ def idf(live: int, df: int) -> float:
 
 
 def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]]:
-    """How many postings of each term to read, rarest first, within the budget."""
-    found = sorted(found, key=lambda t: t[2])
+    """How many postings of each of the rarest terms to read, rarest first, within the budget."""
+    found = sorted(found, key=lambda t: t[2])[:MAX_TERMS]
     left, shared = POSTINGS, []
     for i, (term_id, term, df) in enumerate(found):
         share = max(left // (len(found) - i), POSTINGS // MIN_SHARE)
@@ -132,25 +132,31 @@ def _matches(
     for i, (term_id, _term, df, take) in enumerate(shares):
         params[f"t{i}"], params[f"w{i}"], params[f"c{i}"] = term_id, idf(live, df), take
         parts.append(
-            f"select note_id, :w{i} as w, {i} as i from "
-            f"(select note_id from postings where term_id = :t{i} order by note_id desc limit :c{i})"
+            f"select note_id, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select note_id, fresh_at, "
+            f"weight from postings where term_id = :t{i} order by note_id desc limit :c{i})"
         )
-    rows = conn.execute(
-        f"select {N_COLUMNS}, sum(h.w) as evidence, group_concat(h.i) as hits, "
-        f"sum(h.w) * (0.25 + 0.75 * {FRESH_SQL}) * (0.4 + 0.15 * n.importance) * (1 + 0.3 * abs(n.feeling)) "
-        f"as score from ({' union all '.join(parts)}) h join notes n on n.id = h.note_id "
-        f"where {LIVE_N} "
-        "group by h.note_id order by score desc, n.id desc limit :k",
+    fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
+    ranked = conn.execute(
+        "select h.note_id, sum(h.w) as evidence, sum(h.bit) as hits, "
+        f"sum(h.w) * (0.25 + 0.75 * {fresh}) * h.weight as score "
+        f"from ({' union all '.join(parts)}) h "
+        "group by h.note_id order by score desc, h.note_id desc limit :k",
         params,
     ).fetchall()
-    width = len(COLUMNS.split(","))
+    rows = {
+        row[0]: note_of(ask.subject, row)
+        for row in conn.execute(
+            f"select {COLUMNS} from notes where id in (select value from json_each(?)) and {LIVE}",
+            (json.dumps([r[0] for r in ranked]),),
+        )
+    }
     terms_of = [term for _id, term, _df, _take in shares]
     matches = []
-    for row in rows:
-        note = note_of(ask.subject, row[:width])
-        evidence, hits, score = row[width], row[width + 1], row[width + 2]
-        hit_terms = sorted((int(h) for h in str(hits).split(",")), key=lambda i: -idf(live, shares[i][2]))
-        matches.append((note, score, tuple(terms_of[i] for i in hit_terms), evidence))
+    for note_id, evidence, hits, score in ranked:
+        if note_id not in rows:
+            continue
+        hit_terms = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
+        matches.append((rows[note_id], score, tuple(terms_of[i] for i in hit_terms), evidence))
     best = max(m[3] for m in matches) if matches else 0.0
     return [(n, s, t) for n, s, t, e in matches if e >= WEAK * best] + [
         (n, -1.0, t) for n, s, t, e in matches if e < WEAK * best

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 
 from ..store import Store
+from . import index
+from .note import COLUMNS, note_of
 from .recall import Recall, Trace
 
 log = logging.getLogger(__name__)
@@ -96,10 +98,15 @@ class RecallLog:
             ).rowcount
             if inserted:
                 touched.add(e.subject_id)
-                conn.executemany(
-                    "update notes set recalled_at = ?, recalls = recalls + 1 where id = ? and subject_id = ?",
-                    [(e.at, note_id, e.subject_id) for note_id in e.matched],
-                )
+                for note_id in e.matched:
+                    row = conn.execute(
+                        "update notes set recalled_at = max(coalesce(recalled_at, 0), ?), "
+                        "recalls = recalls + 1 "
+                        f"where id = ? and subject_id = ? returning {COLUMNS}",
+                        (e.at, note_id, e.subject_id),
+                    ).fetchone()
+                    if row and not note_of("", row).lasting:
+                        index.refresh(conn, e.subject_id, note_of("", row))
         for sid in touched:
             conn.execute(
                 "delete from recalls where subject_id = ? and id <= "

@@ -13,8 +13,9 @@ Tables (one file holds many spaces; a space is one companion):
 - `notes`: one row per note, live or not. "Live" means neither forgotten (`deleted_at`) nor replaced by a
   newer note with the same key (`superseded_by`); the partial indexes below cover live notes only.
 - `terms` and `postings`: the term index. `terms` holds each subject's vocabulary with its live document
-  frequency; `postings` pairs a term with the live notes that contain it. A note leaves the index the moment
-  it stops being live, so dead notes never cost a recall anything.
+  frequency; `postings` pairs a term with the live notes that contain it, and carries what recall's score
+  needs of the note (see `memory.index.rank_of`), so scoring never visits the notes it does not choose.
+  A note leaves the index the moment it stops being live, so dead notes never cost a recall anything.
 - `recalls`: the recall log (what was chosen and skipped, and why), written in batches, off recall's path.
 - `profiles`: the short profile card shown above the notes.
 """
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 from ..errors import SchemaError
 
 LIVE = "deleted_at is null and superseded_by is null"
-LIVE_N = "n.deleted_at is null and n.superseded_by is null"  # the same, for a query that names notes `n`
+# The same, for a query that calls the notes table `n`.
+LIVE_N = "n.deleted_at is null and n.superseded_by is null"
 
 NOTES_0001 = f"""
 create table if not exists meta(key text primary key, value text not null) without rowid;
@@ -73,6 +75,8 @@ create table terms(
 create table postings(
     term_id integer not null,
     note_id integer not null,
+    fresh_at real,
+    weight real not null,
     primary key(term_id, note_id)
 ) without rowid;
 create table recalls(
