@@ -51,8 +51,9 @@ async def main(path: str) -> None:
         for note in m.history("discord:42", "user.city"):
             print(f"  #{note.id} {note.text} ({'live' if note.live else 'replaced'})")
         print()
+    # The same file, shown by a companion whose display language is Chinese.
+    async with Mneme(path, space="dafeiyu", zone="UTC+8", display_language="zh", clock=clock) as m:
         print("== 小明问：我的猫还好吗？ ==")
-        m.words = type(m.words)("zh")
         print(await m.aprompt("qq:10001", "我的猫还好吗？", user_name="小明"))
     print(f"\n(kept in {path}: {os.path.getsize(path)} bytes)")
 

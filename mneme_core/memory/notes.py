@@ -104,7 +104,8 @@ def keep(
     if fields.source == "auto" and fields.importance < 4:
         since = dates.day_start(now, rules.zone)
         (today,) = conn.execute(
-            "select count(*) from notes where subject_id = ? and source = 'auto' and created_at >= ?",
+            "select count(*) from notes where subject_id = ? and source in ('auto', 'auto pruned') "
+            "and created_at >= ?",
             (sid, since),
         ).fetchone()
         if today >= rules.daily_quota:

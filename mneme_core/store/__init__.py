@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from ..errors import ClosedError, InvalidValue, describe
+from ..errors import ClosedError, InvalidValue, SchemaError, describe
 from . import schema
 
 log = logging.getLogger(__name__)
@@ -110,11 +110,16 @@ class Store:
 
     def _migrate(self) -> None:
         conn = self._conn()
+        try:
+            pending = schema.check(conn, self.path)  # reads only: a refused file is left as it was
+        except SchemaError:
+            self._closed = True
+            self._close_owned()
+            raise
         if conn.execute("pragma journal_mode").fetchone()[0] != "wal":
             conn.execute("pragma journal_mode = wal")
-        if not schema.check(conn, self.path):
-            return
-        self.write(schema.migrate, self.path, self.clock(), {})
+        if pending:
+            self.write(schema.migrate, self.path, self.clock(), {})
 
     async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
         if self._closed:

@@ -64,7 +64,7 @@ create index notes_live on notes(subject_id, importance) where {LIVE};
 create index notes_fold on notes(subject_id, fold) where {LIVE};
 create index notes_key on notes(subject_id, key) where key is not null;
 create index notes_all on notes(subject_id);
-create index notes_auto on notes(subject_id, created_at) where source = 'auto';
+create index notes_auto on notes(subject_id, created_at) where source in ('auto', 'auto pruned');
 create table terms(
     id integer primary key autoincrement,
     subject_id integer not null,
