@@ -126,12 +126,13 @@ class _Importer:
         if subject not in self.sids:
             sid = notes.subject_id_made(self.conn, self.space, subject)
             self.sids[subject] = sid
-            self.seen[sid] = {
-                (created, fold): note_id
-                for note_id, created, fold in self.conn.execute(
-                    "select id, created_at, fold from notes where subject_id = ?", (sid,)
-                )
-            }
+            rows = self.conn.execute(
+                "select id, created_at, fold, key from notes where subject_id = ?", (sid,)
+            )
+            self.seen[sid] = {}
+            for note_id, created, fold, key in rows.fetchall():
+                self.seen[sid][(created, fold)] = note_id
+                self.seen[sid].setdefault((None, fold, key), note_id)
         return self.sids[subject]
 
     def note(self, row: Mapping[str, Any]) -> None:
@@ -140,9 +141,14 @@ class _Importer:
         if subject is None or fields is None:
             return
         sid = self.sid(subject)
-        created = _time(row.get("created_at")) or self.now
+        stamped = _time(row.get("created_at"))
         fold = notes.fold_hash(fields.text)
-        same = self.seen[sid].get((created, fold))
+        if stamped is None:  # no creation time: the same text under the same key is the same note
+            same = self.seen[sid].get((None, fold, fields.key))
+            created = fields.happened_at if fields.happened_at is not None else self.now
+        else:
+            same = self.seen[sid].get((stamped, fold))
+            created = stamped
         if same is not None:
             self.ids[row.get("id")] = same
             return
@@ -181,6 +187,7 @@ class _Importer:
         ).fetchone()
         self.ids[row.get("id")] = note_id
         self.seen[sid][(created, fold)] = note_id
+        self.seen[sid].setdefault((None, fold, fields.key), note_id)
         self.added += 1
         if replaced:
             self.links.append((note_id, row.get("superseded_by")))
@@ -222,7 +229,8 @@ class _Importer:
         card = row.get("text")
         if subject is None or not isinstance(card, str) or text.is_blank(card):
             return
-        updated = _time(row.get("updated_at")) or self.now
+        updated = _time(row.get("updated_at"))
+        updated = self.now if updated is None else updated
         self.conn.execute(
             "insert into profiles(subject_id, text, updated_at) values (?, ?, ?) on conflict(subject_id) "
             "do update set text = excluded.text, updated_at = excluded.updated_at "

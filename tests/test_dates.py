@@ -280,7 +280,8 @@ def test_seconds_refuses_milliseconds_with_a_hint():
     with pytest.raises(dates.DateError) as caught:
         dates.seconds(1_700_000_000_000)
     assert str(caught.value) == (
-        "happened_at is a time in seconds between 1970 and the year 3000, not 1700000000000 (was it milliseconds?)"
+        "happened_at is a time in seconds between 1970 and the year 3000, "
+        "not 1700000000000 (was it milliseconds?)"
     )
 
 
@@ -352,7 +353,8 @@ def test_day_start_when_midnight_is_skipped():
 
 
 def test_day_start_when_midnight_happens_twice():
-    # Cuba falls back at 01:00 to 00:00: 2026-11-01 starts at the first midnight, 25 hours before the next day.
+    # Cuba falls back at 01:00 to 00:00: 2026-11-01 starts at the first midnight,
+    # 25 hours before the next day.
     havana = ZoneInfo("America/Havana")
     afternoon = datetime(2026, 11, 1, 15, tzinfo=havana).timestamp()
     start = dates.day_start(afternoon, havana)

@@ -310,7 +310,7 @@ def history(conn: sqlite3.Connection, space: str, subject: str, key: str) -> lis
     if sid is None:
         return []
     rows = conn.execute(
-        f"select {COLUMNS} from notes where subject_id = ? and key = ? order by id", (sid, key)
+        f"select {COLUMNS} from notes where subject_id = ? and key = ? order by created_at, id", (sid, key)
     )
     return [note_of(subject, row) for row in rows]
 

@@ -34,7 +34,6 @@ from .note import COLUMNS, Note, note_of
 from .notes import subject_id
 
 POSTINGS = 1500
-MIN_SHARE = 8  # 1/MIN_SHARE of the postings budget is the least a term gets
 WEAK = 0.2
 MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 SKIPPED_SHOWN = 10
@@ -109,7 +108,7 @@ def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]
     found = sorted(found, key=lambda t: t[2])[:MAX_TERMS]
     left, shared = POSTINGS, []
     for i, (term_id, term, df) in enumerate(found):
-        share = max(left // (len(found) - i), POSTINGS // MIN_SHARE)
+        share = left // (len(found) - i)
         take = min(df, share)
         left = max(0, left - take)
         shared.append((term_id, term, df, take))
@@ -218,12 +217,14 @@ def rank(conn: sqlite3.Connection, ask: Ask) -> tuple[Recall, Trace | None]:
         f"where subject_id = ? and importance >= 5 and {LIVE} order by id desc limit ?",
         (sid, 4 * ask.limit),
     )
-    pinned_slots = max(1, ask.limit // 3) if strong else ask.limit
-    for note in pinned[:pinned_slots]:
-        filler.offer(note, 0.0, "pinned")
+    # While anything matches, pinned notes take at most a third of the slots and of the budget first.
+    first = pinned[: ask.limit // 3] if strong else pinned
+    for note in first:
+        if not strong or filler.used + len(note.text) <= ask.budget // 3:
+            filler.offer(note, 0.0, "pinned")
     for note, score, matched in strong:
         filler.offer(note, score, "matched: " + ", ".join(matched[:4]), matched)
-    for note in pinned[pinned_slots:]:
+    for note in pinned:
         filler.offer(note, 0.0, "pinned")
     if ask.important > 0:
         important = _listed(
