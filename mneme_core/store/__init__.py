@@ -87,7 +87,7 @@ class Store:
         conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
         conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
         conn.execute("pragma temp_store = memory")
-        conn.execute("pragma cache_size = -16000")
+        conn.execute("pragma cache_size = -65536")
         return conn
 
     def _connect(self) -> sqlite3.Connection:
