@@ -12,7 +12,7 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import Any
 
@@ -118,6 +118,3 @@ def build(config: Mapping[str, Any] | str | os.PathLike[str] | None, **arguments
         key, check = ARGUMENTS[field_name]
         changes[field_name] = check(field_name, value)
     return replace(Settings(), **changes)
-
-
-SETTING_NAMES = tuple(f.name for f in fields(Settings))

@@ -26,7 +26,7 @@ from datetime import tzinfo
 from .. import dates, text
 from ..store.schema import LIVE, LIVE_N
 from . import index
-from .note import COLUMNS, LASTING, Note, NoteFields, note_of
+from .note import COLUMNS, Note, NoteFields, note_of
 
 KEPT, REPLACED, KNOWN, OVER_QUOTA = "kept", "replaced", "known", "over quota"
 
@@ -52,14 +52,6 @@ def fold_hash(note_text: str) -> int:
     """A 64-bit fingerprint of a note's case-folded text, to find a duplicate through an index."""
     digest = hashlib.blake2b(text.fold(note_text).encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
-
-
-def freshness(note: Note, now: float, half_life_days: float) -> float:
-    """1.0 for lasting notes; otherwise halves every half-life since it happened or was last recalled."""
-    if note.kind in LASTING:
-        return 1.0
-    since = max(note.happened_at, note.recalled_at or 0.0)
-    return 0.5 ** (max(0.0, now - since) / 86400.0 / half_life_days)
 
 
 # -- subjects --------------------------------------------------------------------------------------------
