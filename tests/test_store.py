@@ -18,6 +18,7 @@ import pytest
 import mneme_core
 from mneme_core import ClosedError, Mneme, MnemeError, SchemaError
 from mneme_core.memory import recall_log
+from mneme_core.store import schema
 
 ROOT = Path(mneme_core.__file__).resolve().parent.parent
 
@@ -64,13 +65,14 @@ def test_empty_file_becomes_a_mneme_file(tmp_path, clock):
     path.write_bytes(b"")
     with open_mneme(path, clock) as m:
         assert m.remember("u", "a note") is not None
-    assert query(path, "select name from migrations") == [("0001_notes",)]
+    assert query(path, "select name from migrations order by name") == [(m.name,) for m in schema.MIGRATIONS]
 
 
 def test_migrations_recorded_by_name(mneme, db_path, clock):
-    rows = query(db_path, "select name, applied_at from migrations")
-    assert rows == [("0001_notes", clock())]
-    assert query(db_path, "select value from meta where key = 'schema_level'") == [("1",)]
+    rows = query(db_path, "select name, applied_at from migrations order by name")
+    assert rows[0] == ("0001_notes", clock())
+    assert rows == [(m.name, clock()) for m in schema.MIGRATIONS]
+    assert query(db_path, "select value from meta where key = 'schema_level'") == [(str(schema.LEVEL),)]
 
 
 def test_reopening_runs_no_migration_again_and_keeps_notes(db_path, clock):
@@ -79,9 +81,9 @@ def test_reopening_runs_no_migration_again_and_keeps_notes(db_path, clock):
     clock.advance(days=3)
     with open_mneme(db_path, clock) as m:
         assert [n.id for n in m.notes("u")] == [note.id]
-    rows = query(db_path, "select name, applied_at from migrations")
-    assert rows == [("0001_notes", clock() - 3 * 86400)]
-    assert query(db_path, "select value from meta where key = 'schema_level'") == [("1",)]
+    rows = query(db_path, "select name, applied_at from migrations order by name")
+    assert rows == [(m.name, clock() - 3 * 86400) for m in schema.MIGRATIONS]
+    assert query(db_path, "select value from meta where key = 'schema_level'") == [(str(schema.LEVEL),)]
 
 
 def test_newer_schema_level_is_refused_and_file_untouched(db_path, clock):
@@ -106,7 +108,7 @@ def test_unknown_migration_is_refused_and_file_untouched(db_path, clock):
     with pytest.raises(SchemaError, match="newer"):
         open_mneme(db_path, clock)
     assert snapshot(db_path) == before
-    assert len(query(db_path, "select name from migrations")) == 2
+    assert len(query(db_path, "select name from migrations")) == len(schema.MIGRATIONS) + 1
 
 
 def make_other_program_file(path: Path) -> None:

@@ -254,7 +254,8 @@ def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
 
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
-    """Everything about a person, for good: notes, history, index, recall log, profile; returns notes."""
+    """Everything about a person, for good: notes, history, index, recall log, profile, mood and its
+    timeline, relationship; returns how many notes were erased."""
     sid = subject_id(conn, space, subject)
     if sid is None:
         return 0
@@ -262,7 +263,9 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     conn.execute("delete from terms where subject_id = ?", (sid,))
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))
-    conn.execute("delete from profiles where subject_id = ?", (sid,))
+    for table in ("profiles", "moods", "relationships"):
+        conn.execute(f"delete from {table} where subject_id = ?", (sid,))
+    conn.execute("delete from mood_events where subject_id = ?", (sid,))
     conn.execute("delete from subjects where id = ?", (sid,))
     return removed
 

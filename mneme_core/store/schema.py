@@ -18,6 +18,10 @@ Tables (one file holds many spaces; a space is one companion):
   A note leaves the index the moment it stops being live, so dead notes never cost a recall anything.
 - `recalls`: the recall log (what was chosen and skipped, and why), written in batches, off recall's path.
 - `profiles`: the short profile card shown above the notes.
+- `moods` and `mood_events`: each person's mood as last written (decay is computed on read) and its
+  timeline; `moods.told_event` is the last event the companion was told about (news is told once).
+- `relationships`: who each person is to the companion (role) and how close they are.
+- `config`: each space's own copy of its settings, one JSON value per flat key, with where it came from.
 """
 
 from __future__ import annotations
@@ -113,7 +117,54 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     return apply
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration("0001_notes", _script(NOTES_0001)),)
+MOOD_RELATIONS_0002 = """
+create table moods(
+    subject_id integer primary key,
+    value real not null,
+    emotions text not null,
+    updated_at real not null,
+    last_event integer,
+    told_event integer
+);
+create table mood_events(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    at real not null,
+    delta real not null,
+    value real not null,
+    emotions text not null,
+    reason text not null,
+    confidence real not null,
+    source text not null,
+    judge text not null
+);
+create index mood_events_subject on mood_events(subject_id, id);
+create table relationships(
+    subject_id integer primary key,
+    role text not null,
+    closeness real not null,
+    since real not null,
+    updated_at real not null,
+    last_seen real
+);
+"""
+
+CONFIG_0003 = """
+create table config(
+    space text not null,
+    key text not null,
+    value text not null,
+    origin text not null,
+    updated_at real not null,
+    primary key(space, key)
+) without rowid;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_notes", _script(NOTES_0001)),
+    Migration("0002_mood_relations", _script(MOOD_RELATIONS_0002)),
+    Migration("0003_config", _script(CONFIG_0003)),
+)
 LEVEL = len(MIGRATIONS)
 
 
