@@ -8,7 +8,8 @@ characters, a lone common character is not evidence).
 
 Score. `evidence x (0.25 + 0.75 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`, computed
 inside SQLite over the postings of the query's terms. A very common term contributes the postings of its
-newest notes only (the whole recall reads at most `POSTINGS` postings), so the cost of a query is bounded
+newest notes only (the whole recall reads at most `POSTINGS` merged postings, plus those of the few newest
+notes not merged yet, see `index`), so the cost of a query is bounded
 however long the history grows, and the rare terms, which carry the evidence, are always read in full.
 
 Selection fills `limit` notes and `budget` characters (the first note may exceed the budget): pinned notes
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import text
@@ -118,15 +120,26 @@ def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]
 def _matches(
     conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str]
 ) -> list[tuple[Note, float, tuple[str, ...]]]:
-    found = conn.execute(
-        "select id, term, df from terms where subject_id = ? and df > 0 "
-        "and term in (select value from json_each(?))",
+    known = conn.execute(
+        "select id, term, df from terms where subject_id = ? and term in (select value from json_each(?))",
         (sid, json.dumps(query_terms, ensure_ascii=False)),
     ).fetchall()
+    if not known:
+        return []
+    # One pass over the newest notes' postings, not merged yet (see `index`): they count into `df` and
+    # their notes are candidates, scored here; the merged postings are scored inside SQLite.
+    fresh_rows = conn.execute(
+        "select note_id, term_id, fresh_at, weight from fresh_postings "
+        "where term_id in (select value from json_each(?))",
+        (json.dumps([row[0] for row in known]),),
+    ).fetchall()
+    fresh_df = Counter(row[1] for row in fresh_rows)
+    found = [(i, term, df + fresh_df[i]) for i, term, df in known if df + fresh_df[i] > 0]
     if not found:
         return []
     shares = _shares(found)
-    params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": max(4 * ask.limit, 24)}
+    k = max(4 * ask.limit, 24)
+    params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": k}
     parts = []
     for i, (term_id, _term, df, take) in enumerate(shares):
         params[f"t{i}"], params[f"w{i}"], params[f"c{i}"] = term_id, idf(live, df), take
@@ -142,6 +155,7 @@ def _matches(
         "group by h.note_id order by score desc, h.note_id desc limit :k",
         params,
     ).fetchall()
+    ranked = sorted(ranked + _scored_fresh(fresh_rows, shares, live, ask), key=lambda r: (-r[3], -r[0]))[:k]
     rows = {
         row[0]: note_of(ask.subject, row)
         for row in conn.execute(
@@ -160,6 +174,31 @@ def _matches(
     return [(n, s, t) for n, s, t, e in matches if e >= WEAK * best] + [
         (n, -1.0, t) for n, s, t, e in matches if e < WEAK * best
     ]
+
+
+def _scored_fresh(
+    fresh_rows: list[tuple[int, int, float | None, float]],
+    shares: list[tuple[int, str, int, int]],
+    live: int,
+    ask: Ask,
+) -> list[tuple[int, float, int, float]]:
+    """(note_id, evidence, hits, score) of the unmerged notes, by the same formula as the SQL above."""
+    slot = {term_id: (i, idf(live, df)) for i, (term_id, _term, df, _take) in enumerate(shares)}
+    notes: dict[int, list] = {}
+    for note_id, term_id, fresh_at, weight in fresh_rows:
+        if term_id not in slot:
+            continue
+        i, w = slot[term_id]
+        entry = notes.setdefault(note_id, [0.0, 0, fresh_at, weight])
+        entry[0] += w
+        entry[1] |= 1 << i
+    scored = []
+    for note_id, (evidence, hits, fresh_at, weight) in notes.items():
+        fresh = (
+            1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / 86400.0 / ask.half_life_days)
+        )
+        scored.append((note_id, evidence, hits, evidence * (0.25 + 0.75 * fresh) * weight))
+    return scored
 
 
 def _listed(conn: sqlite3.Connection, subject: str, sql: str, args: tuple[object, ...]) -> list[Note]:

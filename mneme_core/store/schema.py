@@ -83,6 +83,13 @@ create table postings(
     weight real not null,
     primary key(term_id, note_id)
 ) without rowid;
+create table fresh_postings(
+    note_id integer not null,
+    term_id integer not null,
+    fresh_at real,
+    weight real not null,
+    primary key(note_id, term_id)
+) without rowid;
 create table recalls(
     id integer primary key,
     subject_id integer not null,
