@@ -19,14 +19,20 @@ import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from . import text, transfer
+from . import relations, text, transfer
+from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .memory import index, notes
 from .memory.note import KINDS, Note, NoteFields, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
+from .mood import Change, MoodEvent, MoodSettings, MoodState
+from .mood import moods as mood_store
+from .observe import Observation, Observer
 from .prompting import join, notes_block, who
+from .prompts import PROMPTS
+from .relations import RelationSettings, Relationship, Role
 from .settings import Settings, build
 from .store import Store
 
@@ -67,6 +73,9 @@ class Mneme:
         half_life_days: float | None = None,
         daily_quota: int | None = None,
         max_notes: int | None = None,
+        memory_language: str | None = None,
+        mood: MoodSettings | None = None,
+        roles: tuple[Role, ...] | None = None,
         durability: str = "normal",
     ) -> None:
         if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
@@ -90,6 +99,20 @@ class Mneme:
         self.complete = complete
         self.clock = clock
         self.words = Words(self.settings.display_language)
+        if mood is not None and not isinstance(mood, MoodSettings):
+            raise InvalidType(f"mood is a MoodSettings, not {type(mood).__name__}")
+        self.mood_settings = mood or MoodSettings()
+        self.relation_settings = RelationSettings(
+            roles=relations.ROLES if roles is None else roles, zone=self.settings.zone
+        )
+        if memory_language is not None and not isinstance(memory_language, str):
+            raise InvalidType(
+                f"memory_language is a language name like 'English', not {describe(memory_language)}"
+            )
+        self.memory_language = memory_language or "English"
+        self.prompts = dict(PROMPTS)
+        self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
+        self.observer = Observer(self)
         self.store = Store(path, durability=durability, clock=clock)
         self.recall_log = RecallLog(self.store)
         self._terms_version = self.store.read(_terms_version)
@@ -269,14 +292,22 @@ class Mneme:
         return self._logged(await self.store.aread(rank, ask), log, ask.now)
 
     def _block(
-        self, ask: Ask, recall: Recall, user_name: object, header: str | None, card: str | None
+        self,
+        ask: Ask,
+        recall: Recall,
+        user_name: object,
+        header: str | None,
+        card: str | None,
+        relation: Relationship | None,
+        news: str | None,
     ) -> str:
         words = self.words
         if header is not None:
             words = Words(words.language, {words.language: {"notes.header": str(header)}})
         name = who(user_name, ask.subject)
+        line = relations.sentence(relation, name, self.relation_settings, self.words) if relation else ""
         block = notes_block(recall, name=name, words=words, now=ask.now, zone=self.settings.zone, card=card)
-        return join([block])
+        return join([line, block, news or ""])
 
     def prompt(
         self,
@@ -284,18 +315,20 @@ class Mneme:
         query: str = "",
         *,
         user_name: str | None = None,
+        mark: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
         recent: int = 1,
         header: str | None = None,
     ) -> str:
-        """The block for the system prompt: what the companion remembers of this person, as data."""
+        """The block for the system prompt: who the person is to the companion, what it remembers of them
+        (as data, not instructions), and how it feels if that changed since it was last told."""
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        found, card = self.store.read(_recall_with_card, ask)
-        recall = self._logged(found, True, ask.now)
-        return self._block(ask, recall, user_name, header, card)
+        found, card, relation, untold = self.store.read(self._prompt_reads, ask)
+        news = self.store.write(*self._news_work(ask, mark)) if untold else None
+        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
 
     async def aprompt(
         self,
@@ -303,6 +336,7 @@ class Mneme:
         query: str = "",
         *,
         user_name: str | None = None,
+        mark: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
@@ -311,9 +345,164 @@ class Mneme:
     ) -> str:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        found, card = await self.store.aread(_recall_with_card, ask)
-        recall = self._logged(found, True, ask.now)
-        return self._block(ask, recall, user_name, header, card)
+        found, card, relation, untold = await self.store.aread(self._prompt_reads, ask)
+        news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
+        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+
+    def _prompt_reads(self, conn: Any, ask: Ask) -> tuple[Any, str | None, Relationship | None, bool]:
+        """Everything the block reads, in one snapshot; only news that is waiting needs a write."""
+        found = rank(conn, ask)
+        card = notes.profile(conn, ask.space, ask.subject)
+        relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
+        untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
+        return found, card[0] if card else None, relation, untold
+
+    def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
+        return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
+
+    # -- observing ------------------------------------------------------------------------------------
+
+    async def aobserve(
+        self,
+        subject: str,
+        exchange: Any,
+        *,
+        source: str = "user",
+        user_name: str = "the user",
+        complete: Complete | None = None,
+        mood: bool = True,
+        capture: bool = True,
+        gate: float = 0.5,
+    ) -> Observation:
+        """After a reply: one judgement of how the mood moved and whether anything is worth keeping;
+        the note writer keeps what is (see `mneme_core.observe`)."""
+        return await self.observer.observe(
+            subject,
+            exchange,
+            source=source,
+            user_name=user_name,
+            complete=complete,
+            mood=mood,
+            capture=capture,
+            gate=gate,
+        )
+
+    def observe(self, subject: str, exchange: Any, **options: Any) -> Observation:
+        return run(lambda: self.aobserve(subject, exchange, **options))
+
+    async def acapture(
+        self, subject: str, exchange: Any, *, user_name: str = "the user", complete: Complete | None = None
+    ) -> list[Note]:
+        """Keep notes from an exchange without judging the mood."""
+        return await self.observer.capture(subject, exchange, user_name=user_name, complete=complete)
+
+    def capture(self, subject: str, exchange: Any, **options: Any) -> list[Note]:
+        return run(lambda: self.acapture(subject, exchange, **options))
+
+    async def areflect(
+        self, subject: str, *, user_name: str = "the user", limit: int = 60, complete: Complete | None = None
+    ) -> str | None:
+        """Rewrite the short profile card shown above the notes (once a day is plenty)."""
+        _positive("limit", limit, allow_zero=False)
+        return await self.observer.reflect(subject, user_name=user_name, limit=limit, complete=complete)
+
+    def reflect(self, subject: str, **options: Any) -> str | None:
+        return run(lambda: self.areflect(subject, **options))
+
+    async def _filtered(self, subject: str, written: list[NoteFields]) -> list[NoteFields]:
+        """Model-written notes on their way in (plugins may veto or rewrite them: `filter_note`)."""
+        return written
+
+    def report(self) -> dict[str, Any]:
+        """What each decision tier answered, abstained on or failed, and what observe did."""
+        return {"decisions": self.decider.report(), "observe": self.observer.report()}
+
+    # -- mood and relationships ---------------------------------------------------------------------
+
+    def mood(self, subject: str) -> MoodState:
+        """How the companion feels about a person now (decay computed on read)."""
+        return self.store.read(
+            mood_store.state, self.space, subject_of(subject), self._now(), self.mood_settings
+        )
+
+    def describe_mood(self, subject: str) -> str:
+        """One line: "Mood 74/100 (good); feeling: aching for them 31"."""
+        return self.store.read(
+            mood_store.describe, self.space, subject_of(subject), self._now(), self.mood_settings, self.words
+        )
+
+    def news(self, subject: str, *, mark: bool = True) -> str | None:
+        """How the mood changed since the companion was last told, once; None when there is nothing new."""
+        work = (
+            mood_store.news,
+            self.space,
+            subject_of(subject),
+            self._now(),
+            self.mood_settings,
+            self.words,
+            mark,
+        )
+        return self.store.write(*work) if mark else self.store.read(*work)
+
+    def feel(
+        self,
+        subject: str,
+        *,
+        delta: float = 0.0,
+        emotions: dict[str, float] | None = None,
+        reason: str = "",
+        confidence: float = 1.0,
+        source: str = "manual",
+        judge: str = "manual",
+    ) -> MoodEvent | None:
+        """Move the mood by hand, under the same guardrails as a judged exchange."""
+        change = Change(
+            delta=delta,
+            emotions=emotions or {},
+            reason=reason,
+            confidence=confidence,
+            source=source,
+            judge=judge,
+        )
+        subject = subject_of(subject)
+        return self.store.write(
+            mood_store.apply, self.space, subject, change, self._now(), self.mood_settings
+        )
+
+    def mood_timeline(self, subject: str, limit: int = 40) -> list[MoodEvent]:
+        """The mood's changes, newest first."""
+        return self.store.read(
+            mood_store.timeline, self.space, subject_of(subject), _positive("limit", limit)
+        )
+
+    def reset_mood(self, subject: str) -> bool:
+        """Back to the baseline, timeline cleared."""
+        return self.store.write(mood_store.reset, self.space, subject_of(subject))
+
+    def relate(self, subject: str, role: str, *, closeness: float | None = None) -> Relationship:
+        """Say who a person is to the companion (your code decides this, never a model)."""
+        relations.check(role, closeness, self.relation_settings)
+        return self.store.write(
+            relations.set,
+            self.space,
+            subject_of(subject),
+            role,
+            closeness,
+            self._now(),
+            self.relation_settings,
+        )
+
+    def relationship(self, subject: str) -> Relationship | None:
+        return self.store.read(
+            relations.get, self.space, subject_of(subject), self._now(), self.relation_settings
+        )
+
+    def relationships(self) -> list[Relationship]:
+        """Everyone with a role, closest first."""
+        return self.store.read(relations.all, self.space, self._now(), self.relation_settings)
+
+    def unrelate(self, subject: str) -> bool:
+        return self.store.write(relations.remove, self.space, subject_of(subject))
 
     # -- forgetting ------------------------------------------------------------------------------------
 
@@ -409,7 +598,8 @@ class Mneme:
         Importing the same export twice adds nothing the second time.
         """
         rows = transfer.parse(data)
-        return self.store.write(transfer.bring_in, self.space, rows, self._now(), self._rules)
+        rules = transfer.Rules(self._rules, self.mood_settings, self.relation_settings)
+        return self.store.write(transfer.bring_in, self.space, rows, self._now(), rules)
 
 
 def _terms_version(conn: Any) -> str | None:
@@ -428,12 +618,6 @@ def _reindex(conn: Any, version: str) -> int:
         (version,),
     )
     return count
-
-
-def _recall_with_card(conn: Any, ask: Ask) -> tuple[tuple[Recall, Trace | None], str | None]:
-    found = rank(conn, ask)
-    card = notes.profile(conn, ask.space, ask.subject)
-    return found, card[0] if card else None
 
 
 def _recalls(conn: Any, space: str, subject: str, limit: int) -> list[dict[str, Any]]:

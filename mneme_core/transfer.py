@@ -10,8 +10,9 @@ one export twice adds nothing the second time. Links between versions of a key a
 Among live notes the usual rules hold after an import: one live note per key (the newest wins) and no live
 text twice.
 
-mneme-llm's export (`"mneme_llm": 1`, rows under `memories`) is read the same way, so its users can move.
-Its moods, relationships and config are not imported yet.
+The moods, their timelines and the relationships travel too (see `mood.moods.import_rows` and
+`relations.import_rows`: lenient, and idempotent like the notes). mneme-llm's export (`"mneme_llm": 1`, rows
+under `memories`) is read the same way, so its users can move.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dates, text
+from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
 from .memory import index, notes
 from .memory.note import NoteFields, subject_of
+from .mood import MoodSettings
+from .mood import moods as mood_store
+from .relations import RelationSettings
 from .store.schema import LIVE
 
 FORMAT = "mneme_bots"
@@ -67,6 +71,8 @@ def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
         "exported_at": now,
         "notes": [dict(zip(NOTE_FIELDS, row, strict=True)) for row in rows],
         "profiles": [{"subject": s, "text": t, "updated_at": u} for s, t, u in profiles],
+        **mood_store.export_rows(conn, space),
+        "relationships": relations.export_rows(conn, space),
     }
 
 
@@ -76,6 +82,9 @@ class Rows:
 
     notes: list[Mapping[str, Any]] = field(default_factory=list)
     profiles: list[Mapping[str, Any]] = field(default_factory=list)
+    moods: list[Mapping[str, Any]] = field(default_factory=list)
+    mood_events: list[Mapping[str, Any]] = field(default_factory=list)
+    relationships: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def parse(data: object) -> Rows:
@@ -91,7 +100,11 @@ def parse(data: object) -> Rows:
             f"not an export of Mneme ('{FORMAT}') or mneme-llm ('mneme_llm'); its keys are "
             f"{', '.join(map(str, list(data)[:8])) or 'none'}"
         )
-    for name, rows in (("notes", found.notes), ("profiles", found.profiles)):
+    found.moods = data.get("moods") or []
+    found.mood_events = data.get("mood_events") or []
+    found.relationships = data.get("relationships") or []
+    for name in ("notes", "profiles", "moods", "mood_events", "relationships"):
+        rows = getattr(found, name)
         if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
             raise InvalidValue(f"an export's {name} are a list of JSON objects")
     return found
@@ -239,7 +252,16 @@ class _Importer:
         )
 
 
-def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules: notes.Rules) -> int:
+@dataclass(frozen=True)
+class Rules:
+    """What an import must respect: the write rules, the mood's and the relationships' settings."""
+
+    notes: notes.Rules
+    mood: MoodSettings
+    relations: RelationSettings
+
+
+def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules: Rules) -> int:
     """Import rows into a space (a write transaction function); returns how many notes were added."""
     importer = _Importer(conn, space, now)
     for row in sorted(rows.notes, key=lambda r: (_order(r.get("id")), _time(r.get("created_at")) or 0.0)):
@@ -249,9 +271,11 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
         importer.profile(row)
     for sid in importer.sids.values():
         (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
-        if live > rules.max_notes:
+        if live > rules.notes.max_notes:
             newest = conn.execute("select max(id) from notes where subject_id = ?", (sid,)).fetchone()[0]
-            notes.prune(conn, sid, newest, live, now, rules)
+            notes.prune(conn, sid, newest, live, now, rules.notes)
+    mood_store.import_rows(conn, space, rows.moods, rows.mood_events, now, rules.mood)
+    relations.import_rows(conn, space, rows.relationships, now, rules.relations)
     return importer.added
 
 

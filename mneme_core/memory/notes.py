@@ -302,6 +302,19 @@ def notes(conn: sqlite3.Connection, space: str, subject: str, kinds: tuple[str, 
     return found if kinds is None else [n for n in found if n.kind in kinds]
 
 
+def leading(conn: sqlite3.Connection, space: str, subject: str, limit: int) -> list[Note]:
+    """A person's most important live notes, newest first among equals (for the profile card)."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return []
+    rows = conn.execute(
+        f"select {COLUMNS} from notes where subject_id = ? and {LIVE} "
+        "order by importance desc, id desc limit ?",
+        (sid, limit),
+    )
+    return [note_of(subject, row) for row in rows]
+
+
 def history(conn: sqlite3.Connection, space: str, subject: str, key: str) -> list[Note]:
     """Every version of a key, forgotten ones included, oldest first."""
     sid = subject_id(conn, space, subject)

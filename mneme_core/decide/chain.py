@@ -1,0 +1,238 @@
+"""A chain of decision tiers that fall through: each question is answered by the first tier that can.
+
+Tiers are tried in order, each with the questions still open. A tier *answers* a question by returning an
+`Answer` for it, and *passes it on* when it does not: it abstains (no answer, or an answer the chain cannot
+use: a wrong name, type or label, which is how a refusal looks), it raises `Unavailable` (no key, no model:
+nothing is wrong, it just cannot work here), or it fails (raises anything else: a timeout, a network error,
+a bug). A failing tier is *rested*: skipped for `rest` seconds (60 by default, on the chain's clock), so a
+provider that is down costs one failure a minute, not one per message. A question no tier answers is simply
+missing from the result; the caller decides what that means (no mood change; write notes anyway).
+
+`report()` says, per tier, how many questions it answered and abstained on, how many calls failed or found it
+unavailable, how many it skipped while resting, its last error, and whatever the tier's own `report()`
+adds (a cost, say).
+
+A tier is any object with a `name` and `async adecide(input, questions) -> {question name: Answer}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import math
+import time
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..errors import InvalidType, InvalidValue, MnemeError, describe
+from .questions import Answer, Choice, Predicate, Question, Score
+
+__all__ = ["REST_SECONDS", "Chain", "Tier", "Unavailable", "run"]
+
+log = logging.getLogger(__name__)
+
+REST_SECONDS = 60.0
+ERROR_LIMIT = 300
+
+T = TypeVar("T")
+
+
+class Unavailable(MnemeError, RuntimeError):
+    """A tier cannot work here at all (no API key, no model given): the question passes on, nothing failed."""
+
+
+class Tier(Protocol):
+    """What a chain asks: answer what you can, leave the rest out of the result."""
+
+    name: str
+
+    async def adecide(self, input: str, questions: Sequence[Question]) -> Mapping[str, Answer]:
+        """Answers keyed by question name; a question left out is an abstention."""
+        ...
+
+
+@dataclass
+class _Stats:
+    answered: int = 0
+    abstained: int = 0
+    failed: int = 0
+    unavailable: int = 0
+    skipped: int = 0
+    last_error: str = ""
+    rested_until: float | None = None
+
+
+def _tier_name(tier: object) -> str:
+    name = getattr(tier, "name", None)
+    return name if isinstance(name, str) and name.strip() else type(tier).__name__.lower()
+
+
+def _questions(questions: object) -> list[Question]:
+    if isinstance(questions, Predicate | Choice | Score):
+        return [questions]
+    if not isinstance(questions, Iterable) or isinstance(questions, str | bytes | Mapping):
+        raise InvalidType(
+            f"questions are a list of Predicate, Choice or Score, not {type(questions).__name__}"
+        )
+    asked = list(questions)
+    for question in asked:
+        if not isinstance(question, Predicate | Choice | Score):
+            raise InvalidType(f"a question is a Predicate, Choice or Score, not {describe(question)}")
+    names = [q.name for q in asked]
+    if len(set(names)) != len(names):
+        raise InvalidValue(f"two questions share a name: {', '.join(names)}")
+    return asked
+
+
+def _usable(question: Question, answer: object, tier: str) -> Answer | None:
+    """The answer with a probability for every label of the question, or None when it does not fit."""
+    if not isinstance(answer, Answer) or answer.name != question.name or answer.type != question.type:
+        return None
+    labels = question.labels
+    if not set(answer.probabilities) <= set(labels):
+        return None
+    probabilities = {label: answer.probabilities.get(label, 0.0) for label in labels}
+    return dataclasses.replace(answer, probabilities=probabilities, by=answer.by or tier)
+
+
+class Chain:
+    """Tiers tried in order; see the module docstring. `Chain(Luna(), Prompt(complete))`."""
+
+    def __init__(
+        self,
+        *tiers: Tier,
+        name: str = "chain",
+        rest: float = REST_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidValue(f"a chain's name is a non-empty string, not {describe(name)}")
+        if isinstance(rest, bool) or not isinstance(rest, int | float) or not math.isfinite(rest) or rest < 0:
+            raise InvalidValue(f"rest is a number of seconds, 0 or more, not {describe(rest)}")
+        if not callable(clock):
+            raise InvalidType(f"clock must be a function returning seconds, not {type(clock).__name__}")
+        names = []
+        for tier in tiers:
+            if not callable(getattr(tier, "adecide", None)):
+                raise InvalidType(
+                    f"a tier has an async adecide(input, questions) method; {describe(tier)} has not"
+                )
+            names.append(_tier_name(tier))
+        for tier_name in names:
+            if names.count(tier_name) > 1:
+                raise InvalidValue(f"two tiers are named {tier_name!r}; give one another name (name=...)")
+        self.name = name
+        self.tiers: tuple[Tier, ...] = tiers
+        self.rest = float(rest)
+        self._clock = clock
+        self._names = tuple(names)
+        self._stats = {tier_name: _Stats() for tier_name in names}
+
+    def __repr__(self) -> str:
+        return f"Chain({', '.join(self._names)}, name={self.name!r})"
+
+    async def adecide(self, input: str, questions: Iterable[Question] | Question) -> dict[str, Answer]:
+        """Answers keyed by question name, in the order asked; questions no tier answered are missing."""
+        if not isinstance(input, str):
+            raise InvalidType(f"the input to decide on is a string, not {type(input).__name__}")
+        asked = _questions(questions)
+        pending = {question.name: question for question in asked}
+        found: dict[str, Answer] = {}
+        for tier, name in zip(self.tiers, self._names, strict=True):
+            if not pending:
+                break
+            got = await self._ask(tier, name, input, list(pending.values()))
+            if got is None:
+                continue
+            stats = self._stats[name]
+            for question_name, question in list(pending.items()):
+                answer = _usable(question, got.get(question_name), name)
+                if answer is None:
+                    stats.abstained += 1
+                    continue
+                found[question_name] = answer
+                del pending[question_name]
+                stats.answered += 1
+        return {q.name: found[q.name] for q in asked if q.name in found}
+
+    def decide(self, input: str, questions: Iterable[Question] | Question) -> dict[str, Answer]:
+        """`adecide` for code without an event loop (and from inside one, on a worker thread)."""
+        return run(lambda: self.adecide(input, questions))
+
+    async def _ask(
+        self, tier: Tier, name: str, input: str, questions: list[Question]
+    ) -> Mapping[str, Answer] | None:
+        """The tier's answers, or None when it is resting, unavailable or failing."""
+        stats = self._stats[name]
+        if stats.rested_until is not None:
+            if self._clock() < stats.rested_until:
+                stats.skipped += 1
+                return None
+            stats.rested_until = None
+        try:
+            got = await tier.adecide(input, questions)
+        except Unavailable as err:
+            stats.unavailable += 1
+            log.debug("decision tier %s is unavailable: %s", name, err)
+            return None
+        except Exception as err:  # a tier is a provider boundary: its failure passes the questions on
+            self._failed(name, err)
+            return None
+        if not isinstance(got, Mapping):
+            self._failed(name, InvalidType(f"adecide returned {type(got).__name__}, not a mapping"))
+            return None
+        return got
+
+    def _failed(self, name: str, err: BaseException) -> None:
+        stats = self._stats[name]
+        stats.failed += 1
+        stats.last_error = f"{type(err).__name__}: {err}"[:ERROR_LIMIT]
+        stats.rested_until = self._clock() + self.rest
+        log.warning("decision tier %s failed (%s); resting it for %g s", name, stats.last_error, self.rest)
+
+    def resting(self, name: str) -> bool:
+        """Whether the tier of that name is being rested now."""
+        until = self._stats[name].rested_until
+        return until is not None and self._clock() < until
+
+    def report(self) -> dict[str, dict[str, Any]]:
+        """Per tier, in order: answered, abstained, failed, unavailable, skipped, last_error, resting, and
+        what the tier's own `report()` adds (such as a cost)."""
+        report = {}
+        for tier, name in zip(self.tiers, self._names, strict=True):
+            stats = self._stats[name]
+            entry: dict[str, Any] = {
+                "answered": stats.answered,
+                "abstained": stats.abstained,
+                "failed": stats.failed,
+                "unavailable": stats.unavailable,
+                "skipped": stats.skipped,
+                "last_error": stats.last_error,
+                "resting": self.resting(name),
+            }
+            own = getattr(tier, "report", None)
+            if callable(own):
+                try:
+                    extra = own()
+                except Exception as err:  # a tier's report is plugin code: never let it break ours
+                    log.warning("decision tier %s could not report: %s", name, err)
+                    extra = None
+                if isinstance(extra, Mapping):
+                    entry.update({k: v for k, v in extra.items() if k not in entry})
+            report[name] = entry
+        return report
+
+
+def run(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to its end from plain code: on this thread when no event loop runs here, else on a
+    worker thread with its own loop (so a plain twin never fails with "asyncio.run() cannot be called from a
+    running event loop"; it does block the caller's loop while it waits)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mneme-run") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()

@@ -1,0 +1,246 @@
+"""Observe: the one cheap judgement a bot asks for after each reply, and the note writer behind it.
+
+`aobserve(subject, exchange)` frames the exchange (who started it: the person, the companion speaking up, a
+scheduled duty), asks the decision chain three questions in one request (how the mood moved, -2..+2; the
+strongest feeling; whether anything is worth keeping), moves the mood by the *expected* answers (an unsure
+judge moves it little) weighted by how close the person is, and, when something is worth keeping, asks the
+note writer for at most a few one-sentence notes, which are validated like any other note and written in
+one transaction under the daily quota.
+
+Faults never pass silently and never half-write: a judge that fails or talks nonsense leaves its questions
+unanswered (the chain counts it); a note writer that fails, times out or returns garbage writes nothing; each
+failure is logged, counted in `report()` and said in `Observation.error`. A wrong argument (an exchange that
+is not one, an unknown source) raises before anything is judged or written.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import capture as writer
+from . import relations
+from .decide import Chain, Prompt, acomplete
+from .errors import InvalidValue, describe
+from .exchange import FEELING, MOOD_CHANGE, SOURCES, as_text, frame, judge_questions
+from .memory import notes
+from .memory.note import NoteFields, subject_of
+from .mood import Judgement, MoodEvent
+from .mood import moods as mood_store
+
+if TYPE_CHECKING:
+    from .memory.note import Note
+    from .mneme import Complete, Mneme
+
+log = logging.getLogger(__name__)
+
+WRITER_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one observe did: the mood event (if the mood moved), the notes kept, the worth judged."""
+
+    mood: MoodEvent | None = None
+    notes: list[Note] = field(default_factory=list)
+    worth: float | None = None
+    error: str = ""
+    skipped: bool = False
+
+
+def keep_all(
+    conn: sqlite3.Connection,
+    space: str,
+    subject: str,
+    written: list[NoteFields],
+    now: float,
+    rules: notes.Rules,
+) -> list[tuple[str, Note | None]]:
+    """Write a writer's notes in one transaction: all of them, or (on a fault) none."""
+    return [notes.keep(conn, space, subject, fields, now, rules) for fields in written]
+
+
+class Observer:
+    """Runs observe, capture and reflect for one `Mneme`, and counts what each step did."""
+
+    def __init__(self, mneme: Mneme) -> None:
+        self.m = mneme
+        self.counts: Counter[str] = Counter()
+
+    def _chain(self, complete: Complete | None) -> Chain:
+        if complete is None:
+            return self.m.decider
+        return Chain(Prompt(complete, system=self.m.prompts["judge"]), name="this call", clock=self.m.clock)
+
+    def report(self) -> dict[str, Any]:
+        return dict(self.counts)
+
+    async def observe(
+        self,
+        subject: object,
+        exchange: object,
+        *,
+        source: str = "user",
+        user_name: str = "the user",
+        complete: Complete | None = None,
+        mood: bool = True,
+        capture: bool = True,
+        gate: float = 0.5,
+    ) -> Observation:
+        m = self.m
+        subject = subject_of(subject)
+        settings = m.mood_settings
+        if source in settings.skip:
+            self.counts["skipped"] += 1
+            return Observation(skipped=True)
+        if source not in SOURCES:
+            raise InvalidValue(
+                f"source is one of {', '.join(SOURCES)} (or a skipped one), not {describe(source)}"
+            )
+        if isinstance(gate, bool) or not isinstance(gate, int | float) or not 0 <= gate <= 1:
+            raise InvalidValue(f"gate is a probability from 0 to 1, not {describe(gate)}")
+        said = as_text(exchange, user_name, m.settings.companion_name)
+        now = m._now()
+        if source == "user":
+            await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
+        questions = judge_questions(settings.emotions, m.prompts, worth=capture)
+        framed = frame(
+            said,
+            source=source,
+            user_name=user_name,
+            companion_name=m.settings.companion_name,
+            prompts=m.prompts,
+        )
+        try:
+            answers = await self._chain(complete).adecide(framed, questions)
+        except Exception as err:  # a tier the chain could not contain: the exchange is judged by nobody
+            log.warning("judging an exchange for %s failed: %s", subject, err)
+            self.counts["judge failed"] += 1
+            answers, error = {}, f"judge: {err}"
+        else:
+            error = ""
+        self.counts["observed"] += 1
+        event = None
+        if mood and (MOOD_CHANGE in answers or FEELING in answers):
+            event = await self._move(subject, said, answers, source, user_name, now)
+        worth = answers.get(writer.WORTH)
+        kept: list[Note] = []
+        if capture and (worth is None or worth.probability >= gate):
+            kept, writer_error = await self._write(subject, said, user_name, complete)
+            error = "; ".join(e for e in (error, writer_error) if e)
+        return Observation(event, kept, None if worth is None else worth.probability, error)
+
+    async def _move(
+        self, subject: str, said: str, answers: dict[str, Any], source: str, user_name: str, now: float
+    ) -> MoodEvent | None:
+        m = self.m
+        level, feeling = answers.get(MOOD_CHANGE), answers.get(FEELING)
+        weight = await m.store.aread(relations.weight, m.space, subject, now, m.relation_settings)
+        judged = Judgement(
+            level=level.mean() if level else 0.0,
+            feelings=feeling.probabilities if feeling else {},
+            level_confidence=level.confidence if level else 0.0,
+            feeling_confidence=feeling.confidence if feeling else None,
+            judge="+".join(dict.fromkeys(a.by for a in (level, feeling) if a)),
+            reason=(level.reason if level else "") or (feeling.reason if feeling else ""),
+            source=source,
+            weight=weight,
+            exchange=said,
+            user_name=user_name,
+        )
+        event = await m.store.awrite(
+            mood_store.apply_answers, m.space, subject, judged, now, m.mood_settings, m.words
+        )
+        self.counts["mood moved" if event else "mood unmoved"] += 1
+        return event
+
+    async def _write(
+        self, subject: str, said: str, user_name: str, complete: Complete | None
+    ) -> tuple[list[Note], str]:
+        """The note writer's notes for an exchange, kept; (notes, what went wrong or "")."""
+        m = self.m
+        complete = complete or m.complete
+        if complete is None:
+            self.counts["no note writer"] += 1
+            return [], ""
+        now = m._now()
+        known = await m.arecall(subject, said, log=False)
+        system, user = writer.writer_messages(
+            said,
+            user_name=user_name,
+            companion_name=m.settings.companion_name,
+            language=m.memory_language,
+            existing=[r.note.text for r in known.chosen],
+            prompts=m.prompts,
+            now=now,
+            zone=m.settings.zone,
+        )
+        try:
+            reply = await acomplete(complete, system, user, timeout=WRITER_TIMEOUT)
+        except Exception as err:  # the host's model: anything can go wrong there, and nothing is written
+            log.warning("the note writer failed for %s: %s", subject, err)
+            self.counts["writer failed"] += 1
+            return [], f"note writer: {err}"
+        written = writer.parse_notes(reply, now=now, zone=m.settings.zone)
+        if not written:
+            self.counts["writer wrote nothing"] += 1
+            return [], ""
+        written = await m._filtered(subject, written)
+        outcomes = await m.store.awrite(keep_all, m.space, subject, written, m._now(), m._rules)
+        kept = [note for outcome, note in outcomes if note is not None and outcome != notes.KNOWN]
+        self.counts["notes written"] += len(kept)
+        self.counts["notes over quota"] += sum(1 for outcome, _ in outcomes if outcome == notes.OVER_QUOTA)
+        return kept, ""
+
+    async def capture(
+        self,
+        subject: object,
+        exchange: object,
+        *,
+        user_name: str = "the user",
+        complete: Complete | None = None,
+    ) -> list[Note]:
+        subject = subject_of(subject)
+        said = as_text(exchange, user_name, self.m.settings.companion_name)
+        kept, _error = await self._write(subject, said, user_name, complete)
+        return kept
+
+    async def reflect(
+        self,
+        subject: object,
+        *,
+        user_name: str = "the user",
+        limit: int = 60,
+        complete: Complete | None = None,
+    ) -> str | None:
+        m = self.m
+        subject = subject_of(subject)
+        complete = complete or m.complete
+        if complete is None:
+            return None
+        leading = await m.store.aread(notes.leading, m.space, subject, limit)
+        if not leading:
+            return None
+        previous = await m.store.aread(notes.profile, m.space, subject)
+        system, user = writer.reflect_messages(
+            [n.text for n in leading],
+            user_name=user_name,
+            companion_name=m.settings.companion_name,
+            language=m.memory_language,
+            prompts=m.prompts,
+            previous=previous[0] if previous else None,
+        )
+        try:
+            card = writer.parse_card(await acomplete(complete, system, user, timeout=WRITER_TIMEOUT))
+        except Exception as err:  # the host's model failed: the old card stays
+            log.warning("reflecting on %s failed: %s", subject, err)
+            self.counts["reflect failed"] += 1
+            return None
+        if card is None:
+            return None
+        await m.store.awrite(notes.set_profile, m.space, subject, card, m._now())
+        self.counts["reflected"] += 1
+        return card
