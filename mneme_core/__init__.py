@@ -6,17 +6,19 @@ system prompt before each reply. See README.md for a tour and DESIGN.md for the 
 
 from __future__ import annotations
 
+from .config import Config, ConfigError, Settings
 from .errors import ClosedError, InvalidType, InvalidValue, MnemeError, SchemaError
 from .memory.note import KINDS, Note
 from .memory.recall import Recall, Recalled
 from .mneme import Mneme
-from .settings import Settings
 
 __version__ = "0.1.0"
 
 __all__ = [
     "KINDS",
     "ClosedError",
+    "Config",
+    "ConfigError",
     "InvalidType",
     "InvalidValue",
     "Mneme",

@@ -17,9 +17,11 @@ import os
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from . import relations, text, transfer
+from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .memory import index, notes
@@ -31,9 +33,7 @@ from .mood import Change, MoodEvent, MoodSettings, MoodState
 from .mood import moods as mood_store
 from .observe import Observation, Observer
 from .prompting import join, notes_block, who
-from .prompts import PROMPTS
-from .relations import RelationSettings, Relationship, Role
-from .settings import Settings, build
+from .relations import Relationship, Role
 from .store import Store
 
 Complete = Callable[[str, str], "str | Awaitable[str]"]
@@ -76,7 +76,7 @@ class Mneme:
         memory_language: str | None = None,
         mood: MoodSettings | None = None,
         roles: tuple[Role, ...] | None = None,
-        durability: str = "normal",
+        durability: str | None = None,
     ) -> None:
         if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
             raise InvalidValue(f"a space is a one-line name like 'dafeiyu', not {describe(space)}")
@@ -86,34 +86,45 @@ class Mneme:
             raise InvalidType(
                 f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
             )
-        self.settings: Settings = build(
-            config,
-            companion_name=companion_name,
-            display_language=display_language,
-            zone=zone,
-            half_life_days=half_life_days,
-            daily_quota=daily_quota,
-            max_notes=max_notes,
-        )
+        given = arguments(
+            {
+                "companion_name": companion_name,
+                "display_language": display_language,
+                "zone": zone,
+                "half_life_days": half_life_days,
+                "daily_quota": daily_quota,
+                "max_notes": max_notes,
+                "memory_language": memory_language,
+                "durability": durability,
+            }
+        )  # checked before the file is touched; they win for this process and are never stored
+        if mood is not None and not isinstance(mood, MoodSettings):
+            raise InvalidType(f"mood is a MoodSettings, not {type(mood).__name__}")
         self.space = space
         self.complete = complete
         self.clock = clock
-        self.words = Words(self.settings.display_language)
-        if mood is not None and not isinstance(mood, MoodSettings):
-            raise InvalidType(f"mood is a MoodSettings, not {type(mood).__name__}")
-        self.mood_settings = mood or MoodSettings()
-        self.relation_settings = RelationSettings(
-            roles=relations.ROLES if roles is None else roles, zone=self.settings.zone
-        )
-        if memory_language is not None and not isinstance(memory_language, str):
-            raise InvalidType(
-                f"memory_language is a language name like 'English', not {describe(memory_language)}"
+        self.store = Store(path, durability=given.get("durability", "normal"), clock=clock)
+        try:
+            self.config = Config(self.store, space)
+            self.config.seed(config)  # the file counts only the first time the database meets this space
+            current = self.config.snapshot()
+            self.settings: Settings = current.settings(given)
+            stored_relations = current.relation_settings(self.settings.zone)
+            self.relation_settings = (
+                stored_relations if roles is None else replace(stored_relations, roles=tuple(roles))
             )
-        self.memory_language = memory_language or "English"
-        self.prompts = dict(PROMPTS)
+        except BaseException:
+            self.store.close()
+            raise
+        if self.settings.durability != self.store.durability:  # the stored config asks for another one
+            self.store.close()
+            self.store = Store(path, durability=self.settings.durability, clock=clock)
+        self.words = Words(self.settings.display_language, own=current.messages())
+        self.mood_settings = mood if mood is not None else current.mood_settings()
+        self.memory_language = self.settings.memory_language
+        self.prompts = current.prompts()
         self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
         self.observer = Observer(self)
-        self.store = Store(path, durability=durability, clock=clock)
         self.recall_log = RecallLog(self.store)
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
@@ -590,16 +601,21 @@ class Mneme:
     def export_data(self) -> dict[str, Any]:
         """This companion's memory as one JSON-ready object (every note, history included, and profiles)."""
         self.recall_log.flush()
-        return self.store.read(transfer.export, self.space, self._now())
+        data = self.store.read(transfer.export, self.space, self._now())
+        data["config"] = self.config.export_rows()
+        return data
 
-    def import_data(self, data: Mapping[str, Any]) -> int:
+    def import_data(self, data: Mapping[str, Any], *, config: bool = False) -> int:
         """Bring in an export (Mneme's, or mneme-llm 0.1.0's); returns how many notes were added.
 
         Importing the same export twice adds nothing the second time.
         """
         rows = transfer.parse(data)
         rules = transfer.Rules(self._rules, self.mood_settings, self.relation_settings)
-        return self.store.write(transfer.bring_in, self.space, rows, self._now(), rules)
+        added = self.store.write(transfer.bring_in, self.space, rows, self._now(), rules)
+        if config:
+            self.config.import_rows(data.get("config") or [])  # opt-in: prompts are instructions to models
+        return added
 
 
 def _terms_version(conn: Any) -> str | None:

@@ -168,7 +168,7 @@ def test_mneme_llm_file_is_left_byte_identical(tmp_path, clock):
 # -- durability ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["fast", "FULL", "", None, 2])
+@pytest.mark.parametrize("bad", ["fast", "FULL", "", 2])
 def test_durability_must_be_normal_or_full(db_path, clock, bad):
     with pytest.raises(ValueError, match="durability") as err:
         open_mneme(db_path, clock, durability=bad)

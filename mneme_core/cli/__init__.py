@@ -1,7 +1,8 @@
 """The `mneme` command: look into a companion's file, fix it, move it.
 
 One command group per file in this package; this file holds the group and its shared options. Options fall
-back to the environment (`MNEME_DB`, `MNEME_SPACE`), so a shell session can name its file once.
+back to the environment (`MNEME_DB`, `MNEME_SPACE`, `MNEME_CONFIG`), so a shell session can name its file
+once.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from ..mneme import Mneme
 class Context:
     """What every command needs: where the file is and whose memory (space) to open."""
 
-    def __init__(self, db: str, space: str) -> None:
-        self.db, self.space = db, space
+    def __init__(self, db: str, space: str, config: str | None = None) -> None:
+        self.db, self.space, self.config = db, space, config
 
     def open(self) -> Mneme:
         try:
-            return Mneme(self.db, space=self.space)
+            return Mneme(self.db, space=self.space, config=self.config)
         except MnemeError as err:
             raise click.ClickException(str(err)) from err
 
@@ -30,12 +31,19 @@ class Context:
 @click.version_option(__version__, prog_name="mneme")
 @click.option("--db", envvar="MNEME_DB", default="mneme.db", show_default=True, help="The companion's file.")
 @click.option("--space", envvar="MNEME_SPACE", default="default", show_default=True, help="Whose memory.")
+@click.option(
+    "--config",
+    envvar="MNEME_CONFIG",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The companion's TOML config, taken the first time the file meets the companion.",
+)
 @click.pass_context
-def main(ctx: click.Context, db: str, space: str) -> None:
+def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     """Memory and mood for AI companions, in one SQLite file."""
-    ctx.obj = Context(db, space)
+    ctx.obj = Context(db, space, config)
 
 
-from . import notes  # noqa: E402  (registers the note commands on `main`)
+from . import config, notes  # noqa: E402  (each registers its commands on `main`)
 
-__all__ = ["main", "notes"]
+__all__ = ["config", "main", "notes"]

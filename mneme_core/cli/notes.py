@@ -121,8 +121,9 @@ def export_(ctx: Context, out: str | None) -> None:
 
 @main.command(name="import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--with-config", is_flag=True, help="Also take the export's config (its prompts included).")
 @click.pass_obj
-def import_(ctx: Context, file) -> None:
+def import_(ctx: Context, file, with_config: bool) -> None:
     """Bring in an export of Mneme or mneme-llm."""
     try:
         data = json.load(file)
@@ -130,6 +131,6 @@ def import_(ctx: Context, file) -> None:
         raise click.ClickException(f"{file.name} is not JSON: {err}") from err
     with ctx.open() as m:
         try:
-            click.echo(f"added {m.import_data(data)} notes")
+            click.echo(f"added {m.import_data(data, config=with_config)} notes")
         except MnemeError as err:
             raise _fail(err) from err

@@ -1,0 +1,127 @@
+"""`mneme config show | template | set | apply | check | defaults`: a companion's config by hand.
+
+These commands open the store and the companion's `Config` directly, not a whole `Mneme`. With `--config`
+(or `MNEME_CONFIG`) a space the database has not met yet takes that file first, as a companion would. Every
+refusal is one line on stderr and exit code 2; nothing is written by a refused command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+
+from ..config import Config, keys, toml
+from ..errors import MnemeError
+from ..store import Store
+from . import Context, main
+
+
+class Refused(click.ClickException):
+    """A refused config command: its message on one line, exit code 2."""
+
+    exit_code = 2
+
+
+@contextmanager
+def opened(ctx: Context) -> Iterator[Config]:
+    try:
+        store = Store(ctx.db)
+    except MnemeError as err:
+        raise Refused(str(err)) from err
+    try:
+        config = Config(store, ctx.space)
+        if ctx.config:
+            config.seed(ctx.config)
+        yield config
+    except MnemeError as err:
+        raise Refused(str(err)) from err
+    finally:
+        store.close()
+
+
+@main.group(name="config")
+def config_group() -> None:
+    """The companion's config: its name, languages, mood, roles, prompts and sentences."""
+
+
+@config_group.command()
+@click.argument("prefix", default="")
+@click.option("--origins", is_flag=True, help="One key a line, with where its value came from.")
+@click.pass_obj
+def show(ctx: Context, prefix: str, origins: bool) -> None:
+    """The config in effect, or the part under PREFIX (mood, prompts.reflect, messages.zh)."""
+    with opened(ctx) as config:
+        if not origins:
+            click.echo(config.to_toml(prefix), nl=False)
+            return
+        rows = [r for r in config.rows() if not prefix or r.key == prefix or r.key.startswith(prefix + ".")]
+        if prefix and not rows:
+            keys.lookup(prefix)
+        for row in rows:
+            shown = "(not readable)" if row.value is None else toml.inline(row.value)
+            click.echo(f"{row.key} = {shown}  # {row.origin}")
+
+
+@config_group.command()
+def template() -> None:
+    """Every key with this version's defaults, as a commented file to start from."""
+    click.echo(toml.template(), nl=False)
+
+
+@config_group.command(name="set")
+@click.argument("key")
+@click.argument("value", required=False)
+@click.option(
+    "--file", "path", type=click.Path(exists=True, dir_okay=False), help="Take the value from a file."
+)
+@click.pass_obj
+def set_(ctx: Context, key: str, value: str | None, path: str | None) -> None:
+    """Change one KEY: text keys take VALUE as it is, others a TOML value (0.5, true, { luna = 0.45 })."""
+    if (value is None) == (path is None):
+        raise Refused("config set takes a VALUE or --file FILE, not both or neither")
+    if path is not None:
+        with open(path, encoding="utf-8") as file:
+            value = file.read().removesuffix("\n")
+    assert value is not None
+    with opened(ctx) as config:
+        stored = config.set(key, keys.parse(key, value))
+        click.echo(f"{key} = {toml.inline(stored)}")
+
+
+@config_group.command()
+@click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
+@click.pass_obj
+def apply(ctx: Context, path: str) -> None:
+    """Apply a TOML file whole, or nothing of it."""
+    with opened(ctx) as config:
+        click.echo(f"applied {config.apply(path)} keys from {path}")
+
+
+@config_group.command()
+@click.pass_obj
+def check(ctx: Context) -> None:
+    """Defaults a newer version improved, keys it added, values that no longer pass."""
+    with opened(ctx) as config:
+        report = config.check()
+    for key in report.newer:
+        click.echo(f"newer default: {key} (take it with `mneme config defaults {key}`)")
+    for key in report.added:
+        click.echo(f"new key: {key} (its default is used; `mneme config defaults` stores it)")
+    for why in report.invalid.values():
+        click.echo(f"not used: {why} (the default is used instead)")
+    for key in report.unknown:
+        click.echo(f"unknown: {key} (kept, not used by this version)")
+    if report.ok:
+        click.echo("the config is up to date")
+
+
+@config_group.command()
+@click.argument("names", metavar="[KEYS]...", nargs=-1)
+@click.pass_obj
+def defaults(ctx: Context, names: tuple[str, ...]) -> None:
+    """Load this version's defaults: for KEYS (or sections), else those `config check` lists."""
+    with opened(ctx) as config:
+        loaded = config.load_defaults(names or None)
+    click.echo(f"loaded {len(loaded)} defaults" + (f": {', '.join(loaded)}" if loaded else ""))

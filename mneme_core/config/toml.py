@@ -1,0 +1,244 @@
+"""TOML in and out: a config file's nested tables to flat keys, and flat keys back to a file.
+
+Reading uses `tomllib`; every value written goes through `tomli-w`, so whatever Mneme writes, Mneme reads
+back to the same values. Writing is laid out by hand around those values: one `[table]` per section in the
+template's order, `[[roles]]` and `[[emotions]]` as arrays of tables, small tables inline
+(`thresholds = { luna = 0.45 }`, `token = { "$env" = "DISCORD_TOKEN" }`), prompts as multi-line strings, and,
+for the template, a comment above each key saying what it allows.
+
+The shape of a file:
+
+    [companion] [memory] [storage] [mood] [relations] [prompts]   key = value
+    [[roles]] [[emotions]]                                        each a whole list
+    [messages.<lang>]   "notes.header" = "..."  (quoted or bare dotted keys both mean `notes.header`)
+    [adapters.<name>] [plugins.<name>]                            their owners' own settings
+
+A mapping may be given instead of a file, nested the same way or with flat keys (`{"mood.step": 4}`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from typing import Any
+
+import tomli_w
+
+from ..errors import InvalidType, InvalidValue, describe
+from . import keys
+from .keys import FREE, KEYS, LISTS, SECTIONS, ConfigError
+
+__all__ = ["dumps", "flatten", "inline", "load", "name_of", "order", "read", "refusal", "template"]
+
+Source = Mapping[str, Any] | str | os.PathLike[str]
+
+
+def read(source: Source) -> tuple[Mapping[str, Any], str]:
+    """The tables of a config (a TOML file's path, or a mapping), and how to name it in a message."""
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        try:
+            with open(path, "rb") as file:
+                return tomllib.load(file), path
+        except FileNotFoundError as err:
+            raise ConfigError(f"{path}: no such config file") from err
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path} is not valid TOML: {err}") from err
+        except OSError as err:
+            raise ConfigError(f"{path} cannot be read: {err.strerror or err}") from err
+    if not isinstance(source, Mapping):
+        raise InvalidType(f"a config is a mapping or the path of a TOML file, not {type(source).__name__}")
+    return source, name_of(source)
+
+
+def name_of(source: Source | None) -> str:
+    """How a message names a config: its path, or "the config"."""
+    return os.fspath(source) if isinstance(source, str | os.PathLike) else "the config"
+
+
+def flatten(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Nested tables to flat keys, and the problems of shape found on the way (key -> message)."""
+    flat: dict[str, Any] = {}
+    problems: dict[str, str] = {}
+
+    def table(name: str, body: object) -> Mapping[str, Any]:
+        if isinstance(body, Mapping):
+            return body
+        problems[name] = f"{name} is a table ([{name}]), not {describe(body)}"
+        return {}
+
+    for top, body in data.items():
+        top = str(top)
+        if "." in top or top in LISTS or top not in SECTIONS:
+            flat[top] = body  # a flat key, a whole list, or something `keys.lookup` will refuse
+        elif top == "messages":
+            for lang, sentences in table(top, body).items():
+                for key, sentence in _dotted(table(f"messages.{lang}", sentences)):
+                    flat[f"messages.{lang}.{key}"] = sentence
+        elif top in FREE:
+            for owner, settings in table(top, body).items():
+                for key, value in table(f"{top}.{owner}", settings).items():
+                    flat[f"{top}.{owner}.{key}"] = value
+        else:
+            for key, value in table(top, body).items():
+                flat[f"{top}.{key}"] = value
+    return flat, problems
+
+
+def _dotted(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """`{"notes": {"header": "..."}}` (bare `notes.header = ...`) -> `("notes.header", "...")`."""
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            yield from _dotted(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def load(source: Source) -> dict[str, Any]:
+    """A config's flat keys with their values checked one by one, or `ConfigError` naming every bad key.
+
+    Checks across keys (the mood's band) need the values already in effect, so `Config` runs them.
+    """
+    data, name = read(source)
+    flat, problems = flatten(data)
+    return check_all(flat, name, problems)
+
+
+def check_all(flat: Mapping[str, Any], name: str, problems: dict[str, str] | None = None) -> dict[str, Any]:
+    problems = dict(problems or {})
+    checked: dict[str, Any] = {}
+    for key, value in flat.items():
+        try:
+            checked[key] = keys.lookup(key).check(key, value)
+        except (InvalidValue, InvalidType) as err:
+            problems[key] = str(err)
+    if problems:
+        raise refusal(name, problems)
+    return checked
+
+
+def refusal(name: str, problems: Mapping[str, str]) -> ConfigError:
+    """One error for every problem of a config, on one line; nothing of it is written."""
+    found = list(problems.values())
+    if len(found) == 1:
+        return ConfigError(f"{name} is refused: {found[0]}", problems)
+    return ConfigError(f"{name} is refused, {len(found)} problems: {'; '.join(found)}", problems)
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+
+def _key(part: str) -> str:
+    """A key as TOML writes it: bare when it can be, quoted otherwise (tomli-w decides)."""
+    return tomli_w.dumps({part: 0})[: -len(" = 0\n")]
+
+
+def inline(value: Any, *, top: bool = False) -> str:
+    """A value on one line (or a multi-line string at the top of a table), each scalar written by tomli-w."""
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{_key(str(k))} = {inline(v)}" for k, v in value.items())
+        return f"{{ {inner} }}" if inner else "{}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(inline(v) for v in value) + "]"
+    written = tomli_w.dumps({"v": value}, multiline_strings=top)
+    return written[len("v = ") : -1]
+
+
+def _where(key: str) -> tuple[str, str]:
+    """The table a flat key is written in, and its key there."""
+    section, _, rest = key.partition(".")
+    if section == "messages" or section in FREE:
+        owner, _, leaf = rest.partition(".")
+        return f"{section}.{owner}", leaf
+    return section, rest
+
+
+def order(key: str) -> tuple[int, int, str]:
+    section = key.partition(".")[0]
+    rank = SECTIONS.index(section) if section in SECTIONS else len(SECTIONS)
+    known = list(KEYS)
+    return rank, known.index(key) if key in KEYS else len(known), key
+
+
+SECTION_NOTES = {
+    "prompts": "The prompts given to models. Each may use only the placeholders named above it; any other "
+    "brace is kept as it is.",
+    "messages": "Every sentence shown to people, by display language. Give [messages.<lang>] for another "
+    "language: a sentence it lacks comes from its base language (zh for zh-TW), then English.",
+}
+
+HEADER = """\
+# A Mneme companion's config: every key, with the defaults of mneme-bots {version}.
+# Keep only what you change. The first time a database meets the companion (its space) it takes this file;
+# from then on the database keeps its own copy and this file is not read again: change it with
+# `mneme config set KEY VALUE` or `mneme config apply FILE`.
+"""
+
+FOOTER = """
+# Adapters and plugins keep their own settings in their own tables. Secrets are written by reference, to
+# the environment variable that holds them, never in the file:
+# [adapters.discord]
+# token = { "$env" = "DISCORD_TOKEN" }
+# [plugins.<name>]
+"""
+
+
+def dumps(values: Mapping[str, Any], *, notes: bool = False, header: str = "") -> str:
+    """Flat keys as a TOML file; with `notes`, a comment above each key says what it allows."""
+    tables: dict[str, list[str]] = {}
+    lists: list[str] = []
+    noted: set[str] = set()
+    for key in sorted(values, key=order):
+        value = values[key]
+        rule = KEYS[key].rule if notes and key in KEYS else ""
+        if key in LISTS:
+            lists.append(key)
+            continue
+        table, leaf = _where(key)
+        lines = tables.setdefault(table, [])
+        section = table.partition(".")[0]
+        if notes and section in SECTION_NOTES and section not in noted:
+            noted.add(section)
+            lines.extend(f"# {line}" for line in _wrap(SECTION_NOTES[section]))
+        if rule:
+            lines.append(f"# {rule}")
+        lines.append(f"{_key(leaf)} = {inline(value, top=True)}")
+    out = [header] if header else []
+    layout = sorted({*tables, *lists}, key=lambda t: SECTIONS.index(t.partition(".")[0]))
+    for table in layout:
+        if table in lists:
+            out.append(_array(table, values[table], KEYS[table].rule if notes else ""))
+        else:
+            head = ".".join(_key(part) for part in table.split(".", 1))
+            out.append("\n".join([f"[{head}]", *tables[table]]) + "\n")
+    return "\n".join(out)
+
+
+def _array(name: str, tables: list[Mapping[str, Any]], rule: str) -> str:
+    lines = [f"# {line}" for line in _wrap(rule)] if rule else []
+    for n, table in enumerate(tables):
+        lines.extend(["", f"[[{name}]]"] if n else [f"[[{name}]]"])
+        lines.extend(f"{_key(k)} = {inline(v)}" for k, v in table.items())
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int = 108) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line else lines
+
+
+def template() -> str:
+    """Every key with this version's defaults, as a commented file to start from."""
+    try:
+        version = metadata.version("mneme-bots")
+    except metadata.PackageNotFoundError:
+        version = "(not installed)"
+    return dumps(keys.defaults(), notes=True, header=HEADER.format(version=version)) + FOOTER
