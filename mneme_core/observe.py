@@ -8,9 +8,10 @@ note writer for at most a few one-sentence notes, which are validated like any o
 one transaction under the daily quota.
 
 Faults never pass silently and never half-write: a judge that fails or talks nonsense leaves its questions
-unanswered (the chain counts it); a note writer that fails, times out or returns garbage writes nothing; each
-failure is logged, counted in `report()` and said in `Observation.error`. A wrong argument (an exchange that
-is not one, an unknown source) raises before anything is judged or written.
+unanswered; a note writer that fails, times out or returns garbage writes nothing. Each fault is logged and
+counted in `report()`; one that raised or timed out is also said in `Observation.error`. A wrong argument
+(an exchange that is not one, an unknown source, a model that is not a function) raises before anything is
+judged or written.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from . import capture as writer
 from . import relations
 from .decide import Chain, Prompt, acomplete
-from .errors import InvalidValue, describe
+from .errors import InvalidType, InvalidValue, describe
 from .exchange import FEELING, MOOD_CHANGE, SOURCES, as_text, frame, judge_questions
 from .memory import notes
 from .memory.note import NoteFields, subject_of
@@ -75,6 +76,25 @@ class Observer:
             return self.m.decider
         return Chain(Prompt(complete, system=self.m.prompts["judge"]), name="this call", clock=self.m.clock)
 
+    async def _judge(self, chain: Chain, framed: str, questions: list[Any]) -> tuple[dict[str, Any], str]:
+        """The chain's answers, and what failed while it answered ("" when nothing did)."""
+        before = _failures(chain)
+        try:
+            answers = await chain.adecide(framed, questions)
+        except Exception as err:  # a tier the chain could not contain: the exchange is judged by nobody
+            log.warning("judging an exchange failed: %s", err)
+            self.counts["judge failed"] += 1
+            return {}, f"judge: {err}"
+        failed = {
+            tier: error
+            for tier, (count, error) in _failures(chain).items()
+            if count > before.get(tier, (0,))[0]
+        }
+        if not failed:
+            return answers, ""
+        self.counts["judge failed"] += len(failed)
+        return answers, "; ".join(f"judge {tier}: {error}" for tier, error in failed.items())
+
     def report(self) -> dict[str, Any]:
         return dict(self.counts)
 
@@ -92,6 +112,7 @@ class Observer:
     ) -> Observation:
         m = self.m
         subject = subject_of(subject)
+        _callable_or_none(complete)
         settings = m.mood_settings
         if source in settings.skip:
             self.counts["skipped"] += 1
@@ -114,14 +135,7 @@ class Observer:
             companion_name=m.settings.companion_name,
             prompts=m.prompts,
         )
-        try:
-            answers = await self._chain(complete).adecide(framed, questions)
-        except Exception as err:  # a tier the chain could not contain: the exchange is judged by nobody
-            log.warning("judging an exchange for %s failed: %s", subject, err)
-            self.counts["judge failed"] += 1
-            answers, error = {}, f"judge: {err}"
-        else:
-            error = ""
+        answers, error = await self._judge(self._chain(complete), framed, questions)
         self.counts["observed"] += 1
         event = None
         if mood and (MOOD_CHANGE in answers or FEELING in answers):
@@ -204,6 +218,7 @@ class Observer:
         complete: Complete | None = None,
     ) -> list[Note]:
         subject = subject_of(subject)
+        _callable_or_none(complete)
         said = as_text(exchange, user_name, self.m.settings.companion_name)
         kept, _error = await self._write(subject, said, user_name, complete)
         return kept
@@ -218,7 +233,7 @@ class Observer:
     ) -> str | None:
         m = self.m
         subject = subject_of(subject)
-        complete = complete or m.complete
+        complete = _callable_or_none(complete) or m.complete
         if complete is None:
             return None
         leading = await m.store.aread(notes.leading, m.space, subject, limit)
@@ -244,3 +259,19 @@ class Observer:
         await m.store.awrite(notes.set_profile, m.space, subject, card, m._now())
         self.counts["reflected"] += 1
         return card
+
+
+def _callable_or_none(complete: object) -> Any:
+    if complete is not None and not callable(complete):
+        raise InvalidType(
+            f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
+        )
+    return complete
+
+
+def _failures(chain: Chain) -> dict[str, tuple[int, str]]:
+    return {
+        tier: (stats.get("failed", 0), str(stats.get("last_error") or ""))
+        for tier, stats in chain.report().items()
+        if isinstance(stats, dict)
+    }
