@@ -1,32 +1,53 @@
 """Mneme: memory and mood for AI companions and chat bots, kept in one SQLite file.
 
 `Mneme(path, space=...)` is the companion's memory; `aprompt(subject, query)` gives the block for the
-system prompt before each reply. See README.md for a tour and DESIGN.md for the map.
+system prompt before each reply and `aobserve(subject, exchange)` the judgement after it. See README.md for
+a tour and DESIGN.md for the map.
 """
 
 from __future__ import annotations
 
 from .config import Config, ConfigError, Settings
+from .decide import Answer, Chain, Choice, Predicate, Prompt, Score, Unavailable
 from .errors import ClosedError, InvalidType, InvalidValue, MnemeError, SchemaError
 from .memory.note import KINDS, Note
 from .memory.recall import Recall, Recalled
 from .mneme import Mneme
+from .mood import EMOTIONS, Emotion, MoodEvent, MoodSettings, MoodState
+from .observe import Observation
+from .relations import ROLES, Relationship, Role
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "EMOTIONS",
     "KINDS",
+    "ROLES",
+    "Answer",
+    "Chain",
+    "Choice",
     "ClosedError",
     "Config",
     "ConfigError",
+    "Emotion",
     "InvalidType",
     "InvalidValue",
     "Mneme",
     "MnemeError",
+    "MoodEvent",
+    "MoodSettings",
+    "MoodState",
     "Note",
+    "Observation",
+    "Predicate",
+    "Prompt",
     "Recall",
     "Recalled",
+    "Relationship",
+    "Role",
     "SchemaError",
+    "Score",
     "Settings",
+    "Unavailable",
     "__version__",
 ]
