@@ -1,0 +1,302 @@
+"""An MCP server for one companion's memory, on the official MCP Python SDK (the `mcp` extra).
+
+What a client gets:
+- Tools: `remember`, `recall`, `forget`, `mood` and any a plugin registered, defined by `tools.specs("mcp")`
+  and run by a `tools.Toolbox`. A refused call is a tool result flagged `isError: true`, taken from
+  `Reply.error`, never guessed from the wording, so custom sentences and every display language flag alike.
+- The memory block for the start of a session, what `Mneme.aprompt` puts in a system prompt: as the
+  resource `mneme://memory` (or the template `mneme://memory/{subject}` when no subject is bound) and as the
+  prompt `memory` (arguments: an optional `query`; `subject` when none is bound).
+
+Transports:
+- stdio (`serve_stdio`), for a client that starts the server itself.
+- Streamable HTTP at `/mcp` (`serve_http`), bound to 127.0.0.1 unless told otherwise. On an address that is
+  not loopback a bearer token is required: the server refuses to start without one, and a request without
+  `Authorization: Bearer <token>` (or with another token) is answered 401 before it reaches MCP. On
+  loopback the token is optional, and the SDK's DNS-rebinding guard checks the Host and Origin headers.
+
+The low-level `Server` is used rather than `MCPServer`: the tools' schemas are ours (`specs("mcp")`), not
+derived from Python signatures, and a refused call must be an `isError` result, not a protocol error.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import re
+import socket
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
+
+import uvicorn
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+
+from . import __version__
+from .errors import InvalidType, InvalidValue, describe
+from .memory.note import subject_of
+from .prompting import who
+from .tools import QUERY_LIMIT, Registry, Toolbox
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from .mneme import Mneme
+
+log = logging.getLogger(__name__)
+
+NAME = "mneme"
+RESOURCE = "mneme://memory"
+TEMPLATE = RESOURCE + "/{subject}"
+PROMPT = "memory"
+PATH = "/mcp"
+HOST = "127.0.0.1"
+PORT = 8765
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
+TOKEN = re.compile(r"[\x21-\x7e]{16,200}")
+TOKEN_RULE = "a token is 16 to 200 visible ASCII characters without spaces (say, `openssl rand -hex 32`)"
+BLOCK_ABOUT = "What the companion remembers of the person: read it at the start of a session."
+
+
+# -- the server -------------------------------------------------------------------------------------------
+
+
+async def block(m: Mneme, subject: str, query: str = "") -> str:
+    """The memory block for `subject`, or the display language's sentence that there is nothing yet."""
+    found = await m.aprompt(subject, query)
+    return found or m.words.say("tool.block_empty", who=who(None, subject))
+
+
+def _subject(bound: str | None, given: object) -> str:
+    if bound is not None:
+        return bound
+    try:
+        return subject_of(given)
+    except (InvalidValue, InvalidType) as err:
+        raise MCPError(types.INVALID_PARAMS, f"subject: {err}") from None
+
+
+def _query(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > QUERY_LIMIT:
+        raise MCPError(types.INVALID_PARAMS, f"query is text of at most {QUERY_LIMIT} characters")
+    return value
+
+
+def build(
+    m: Mneme, subject: str | None = None, *, prefix: str = "", tools: Registry | None = None
+) -> Server[Any]:
+    """The MCP server for `m`; with `subject`, every call, resource and prompt is about that person."""
+    box = Toolbox(m, subject, prefix=prefix, tools=tools)
+    bound = box.subject
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in box.specs("mcp")])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        reply = await box.areply(params.name, params.arguments)
+        content = [types.TextContent(type="text", text=reply.text)]
+        return types.CallToolResult(content=content, is_error=reply.error)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        found = [] if bound is None else [_resource(RESOURCE)]
+        return types.ListResourcesResult(resources=found)
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        found = [] if bound is not None else [_template()]
+        return types.ListResourceTemplatesResult(resource_templates=found)
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if bound is not None and uri == RESOURCE:
+            person = bound
+        elif bound is None and uri.startswith(RESOURCE + "/"):
+            person = _subject(None, unquote(uri[len(RESOURCE) + 1 :]))
+        else:
+            raise MCPError(RESOURCE_NOT_FOUND, f"no resource {describe(uri)}; read {_resources(bound)}")
+        found = types.TextResourceContents(uri=uri, mime_type="text/plain", text=await block(m, person))
+        return types.ReadResourceResult(contents=[found])
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[_prompt(bound)])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != PROMPT:
+            raise MCPError(
+                types.INVALID_PARAMS, f"no prompt {describe(params.name)}; the prompt is {PROMPT!r}"
+            )
+        given = params.arguments or {}
+        person = _subject(bound, given.get("subject"))
+        found = await block(m, person, _query(given.get("query")))
+        content = types.TextContent(type="text", text=found)
+        message = types.PromptMessage(role="user", content=content)
+        return types.GetPromptResult(description=BLOCK_ABOUT, messages=[message])
+
+    return Server(
+        NAME,
+        version=__version__,
+        instructions=m.words.say(
+            "tool.instructions", **{t: prefix + t for t in ("recall", "remember", "forget")}
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+def _resource(uri: str) -> types.Resource:
+    return types.Resource(uri=uri, name=PROMPT, description=BLOCK_ABOUT, mime_type="text/plain")
+
+
+def _template() -> types.ResourceTemplate:
+    about = BLOCK_ABOUT + " The subject is the person's id, like discord:42, percent-encoded."
+    return types.ResourceTemplate(
+        uri_template=TEMPLATE, name=PROMPT, description=about, mime_type="text/plain"
+    )
+
+
+def _resources(bound: str | None) -> str:
+    return RESOURCE if bound is not None else RESOURCE + "/" + quote("discord:42", safe="")
+
+
+def _prompt(bound: str | None) -> types.Prompt:
+    arguments = [types.PromptArgument(name="query", description="A topic to recall first.", required=False)]
+    if bound is None:
+        whose = types.PromptArgument(
+            name="subject", description="Whose memory, like discord:42.", required=True
+        )
+        arguments.insert(0, whose)
+    return types.Prompt(name=PROMPT, description=BLOCK_ABOUT, arguments=arguments)
+
+
+# -- stdio ------------------------------------------------------------------------------------------------
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    """Serve one client over stdin/stdout until it closes them."""
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+# -- streamable HTTP --------------------------------------------------------------------------------------
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def exposure(host: object, token: object) -> str | None:
+    """The token to require, checked; `InvalidValue` when `host` is not loopback and there is none."""
+    if not isinstance(host, str) or not host.strip():
+        raise InvalidValue(f"host is an address like 127.0.0.1, not {describe(host)}")
+    if token is None or token == "":
+        if not is_loopback(host):
+            raise InvalidValue(
+                f"serving on {host} (not loopback) needs a bearer token: give --token or MNEME_MCP_TOKEN; "
+                + TOKEN_RULE
+            )
+        return None
+    if not isinstance(token, str) or not TOKEN.fullmatch(token):
+        raise InvalidValue(TOKEN_RULE)
+    return token
+
+
+class RequireToken:
+    """ASGI middleware: every HTTP request carries `Authorization: Bearer <token>`, or is answered 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._token = token.encode("ascii")
+
+    def allowed(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers", []):
+            if name.lower() == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self._token)
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not self.allowed(scope):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="mneme"')]
+            await send({"type": "http.response.start", "status": 401, "headers": headers})
+            await send({"type": "http.response.body", "body": b'{"error": "a bearer token is required"}'})
+            return
+        await self.app(scope, receive, send)
+
+
+def http_app(server: Server[Any], *, host: str = HOST, token: str | None = None) -> ASGIApp:
+    """The streamable HTTP app at `/mcp`, behind the token when there is one (see `exposure`)."""
+    token = exposure(host, token)
+    security = None
+    if is_loopback(host):
+        hosts = ("127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host)
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{h}:*" for h in dict.fromkeys(hosts)],
+            allowed_origins=[f"http://{h}:*" for h in dict.fromkeys(hosts)],
+        )
+    app = server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=security)
+    return RequireToken(app, token) if token else app
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    return socket.create_server((host, port), family=family)
+
+
+def _url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}{PATH}"
+
+
+async def serve_http(
+    server: Server[Any],
+    *,
+    host: str = HOST,
+    port: int = PORT,
+    token: str | None = None,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve streamable HTTP until interrupted; `ready(url)` is told the address once it listens (port 0
+    picks a free one)."""
+    app = http_app(server, host=host, token=token)
+    sock = _listen(host, port)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+    runner = uvicorn.Server(config)
+    (ready or _announce)(_url(sock))
+    await runner.serve(sockets=[sock])
+
+
+def _announce(url: str) -> None:
+    print(f"mneme: MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
+
+
+__all__ = [
+    "RequireToken",
+    "block",
+    "build",
+    "exposure",
+    "http_app",
+    "is_loopback",
+    "serve_http",
+    "serve_stdio",
+]
