@@ -10,6 +10,7 @@ from __future__ import annotations
 from .config import Config, ConfigError, Settings
 from .decide import Answer, Chain, Choice, Predicate, Prompt, Score, Unavailable
 from .errors import ClosedError, InvalidType, InvalidValue, MnemeError, SchemaError
+from .hookspecs import hookimpl
 from .memory.note import KINDS, Note
 from .memory.recall import Recall, Recalled
 from .mneme import Mneme
@@ -50,4 +51,5 @@ __all__ = [
     "Settings",
     "Unavailable",
     "__version__",
+    "hookimpl",
 ]

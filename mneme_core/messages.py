@@ -17,6 +17,8 @@ MESSAGES: dict[str, dict[str, str]] = {
             "and the person's latest correction wins. Dates are relative to today."
         ),
         "notes.impression": "Impression: {card}",
+        "reply.busy": "I'm a little overwhelmed right now. Give me a moment, then write again.",
+        "reply.failed": "Sorry, I can't think straight right now. Please try again in a little while.",
         "notes.line": "- {text}",
         "notes.line_dated": "- [{date}] {text}",
         # mood: the news told once, the one-line description, and what to make of each feeling
@@ -105,6 +107,8 @@ MESSAGES: dict[str, dict[str, str]] = {
             "日期按今天来说。"
         ),
         "notes.impression": "印象：{card}",
+        "reply.busy": "我现在有点忙不过来，等我一下再说吧。",
+        "reply.failed": "抱歉，我现在脑子有点乱，过一会儿再试试好吗？",
         "notes.line": "- {text}",
         "notes.line_dated": "- [{date}] {text}",
         "mood.news": "（{text}）",

@@ -16,14 +16,15 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import relations, text, transfer
+from . import relations, text, tools, transfer
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
+from .meaning import Meaning, Placed, as_embedder
 from .memory import index, notes
 from .memory.note import KINDS, Note, NoteFields, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
@@ -32,11 +33,13 @@ from .messages import Words
 from .mood import Change, MoodEvent, MoodSettings, MoodState
 from .mood import moods as mood_store
 from .observe import Observation, Observer
+from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, who
-from .relations import Relationship, Role
+from .relations import RelationSettings, Relationship, Role
 from .store import Store
 
 Complete = Callable[[str, str], "str | Awaitable[str]"]
+VETOED = "vetoed"
 
 
 def _positive(name: str, value: object, allow_zero: bool = True) -> int:
@@ -77,6 +80,8 @@ class Mneme:
         mood: MoodSettings | None = None,
         roles: tuple[Role, ...] | None = None,
         durability: str | None = None,
+        embed: Any = None,
+        plugins: Manager | Iterable[object] | None = None,
     ) -> None:
         if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
             raise InvalidValue(f"a space is a one-line name like 'dafeiyu', not {describe(space)}")
@@ -103,7 +108,10 @@ class Mneme:
         self.space = space
         self.complete = complete
         self.clock = clock
-        self.store = Store(path, durability=given.get("durability", "normal"), clock=clock)
+        # One plugin manager per Mneme, never a global one: built-ins, then installed entry points.
+        self.plugins = plugins if isinstance(plugins, Manager) else make_manager(plugins=plugins or ())
+        steps = tuple(self.plugins.migrations.values())
+        self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
             self.config = Config(self.store, space)
             self.config.seed(config)  # the file counts only the first time the database meets this space
@@ -118,23 +126,35 @@ class Mneme:
             raise
         if self.settings.durability != self.store.durability:  # the stored config asks for another one
             self.store.close()
-            self.store = Store(path, durability=self.settings.durability, clock=clock)
+            self.store = Store(path, durability=self.settings.durability, clock=clock, migrations=steps)
         self.words = Words(self.settings.display_language, own=current.messages())
-        self.mood_settings = mood if mood is not None else current.mood_settings()
+        self.mood_settings = _with_emotions(
+            mood if mood is not None else current.mood_settings(), self.plugins.emotions
+        )
+        self.relation_settings = _with_roles(self.relation_settings, self.plugins.roles)
+        self.tools = _tools_with(self.plugins.tools)
         self.memory_language = self.settings.memory_language
         self.prompts = current.prompts()
         self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
         self.observer = Observer(self)
         self.recall_log = RecallLog(self.store)
+        # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
+        # function texts -> vectors; None keeps recall to words. Notes are embedded off the reply's path.
+        self.meaning = Meaning(self.store, as_embedder(embed), clock) if embed is not None else None
+        if self.meaning is not None:
+            self.meaning.start()
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Write what waits (the recall log) and close the file."""
+        """Tell plugins (`shutdown`), write what waits (the recall log) and close the file."""
         if self.store.closed:
             return
+        self.plugins.shutdown(self)
+        if self.meaning is not None:
+            self.meaning.stop()
         self.recall_log.stop()
         self.recall_log.flush()
         self.store.close()
@@ -142,6 +162,9 @@ class Mneme:
     async def aclose(self) -> None:
         if self.store.closed:
             return
+        await self.plugins.ashutdown(self)
+        if self.meaning is not None:
+            self.meaning.stop()
         self.recall_log.stop()
         await self.recall_log.aflush()
         await self.store.aclose()
@@ -153,6 +176,7 @@ class Mneme:
         self.close()
 
     async def __aenter__(self) -> Mneme:
+        await self.plugins.astartup(self)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -189,15 +213,49 @@ class Mneme:
         return notes.keep, self.space, subject_of(subject), fields, self._now(), self._rules
 
     def keep(self, subject: str, note_text: str, **options: Any) -> tuple[str, Note | None]:
-        """Like `remember`, and also says what happened: "kept", "replaced", "known" or "over quota"."""
+        """Like `remember`, and also says what happened: "kept", "replaced", "known", "over quota", or
+        "vetoed" when a plugin's `filter_note` refused it."""
         work = self._keep_work(subject, note_text, options)
+        if self._filtering:
+            fields = self.plugins.filter_note(self, work[2], work[3])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:3], fields, *work[4:])
         self._reindex_if_needed()
-        return self.store.write(*work)
+        kept = self.store.write(*work)
+        if self._tracking:
+            self.plugins.track(self, self._remembered(work[2], kept))
+        return kept
 
     async def akeep(self, subject: str, note_text: str, **options: Any) -> tuple[str, Note | None]:
         work = self._keep_work(subject, note_text, options)
+        if self._filtering:
+            fields = await self.plugins.afilter_note(self, work[2], work[3])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:3], fields, *work[4:])
         self._reindex_if_needed()
-        return await self.store.awrite(*work)
+        kept = await self.store.awrite(*work)
+        if self._tracking:
+            await self.plugins.atrack(self, self._remembered(work[2], kept))
+        return kept
+
+    @property
+    def _filtering(self) -> bool:
+        return bool(self.plugins.hook.filter_note.get_hookimpls())
+
+    @property
+    def _tracking(self) -> bool:
+        return bool(self.plugins.hook.track_event.get_hookimpls())
+
+    def _remembered(self, subject: str, kept: tuple[str, Note | None]) -> Event:
+        outcome, note = kept
+        return Event(
+            "remembered", subject, None, {"outcome": outcome, "id": note.id if note else None}, self.clock()
+        )
+
+    def _event(self, name: str, subject: str, count: int) -> Event:
+        return Event(name, subject, None, {"count": count}, self.clock())
 
     def remember(
         self,
@@ -300,7 +358,20 @@ class Mneme:
     ) -> Recall:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        return self._logged(await self.store.aread(rank, ask), log, ask.now)
+        placed = await self._place(ask.query)
+        return self._logged(await self.store.aread(rank, ask, placed), log, ask.now)
+
+    async def _place(self, query: str) -> Placed | None:
+        """The query as the meaning tier placed it, or None when it passes it on to words (counted)."""
+        if self.meaning is None:
+            return None
+        placed = await self.meaning.place(query)
+        self.meaning.placed("embeddings" if placed is not None else "words")
+        return placed
+
+    def embed_pending(self) -> int:
+        """Embed now, in this thread, the notes still waiting for vectors; returns how many got one."""
+        return self.meaning.embed_pending() if self.meaning is not None else 0
 
     def _block(
         self,
@@ -356,13 +427,16 @@ class Mneme:
     ) -> str:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        found, card, relation, untold = await self.store.aread(self._prompt_reads, ask)
+        placed = await self._place(ask.query) if ask.query else None
+        found, card, relation, untold = await self.store.aread(self._prompt_reads, ask, placed)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
         return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
 
-    def _prompt_reads(self, conn: Any, ask: Ask) -> tuple[Any, str | None, Relationship | None, bool]:
+    def _prompt_reads(
+        self, conn: Any, ask: Ask, placed: Placed | None = None
+    ) -> tuple[Any, str | None, Relationship | None, bool]:
         """Everything the block reads, in one snapshot; only news that is waiting needs a write."""
-        found = rank(conn, ask)
+        found = rank(conn, ask, placed)
         card = notes.profile(conn, ask.space, ask.subject)
         relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
         untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
@@ -421,12 +495,22 @@ class Mneme:
         return run(lambda: self.areflect(subject, **options))
 
     async def _filtered(self, subject: str, written: list[NoteFields]) -> list[NoteFields]:
-        """Model-written notes on their way in (plugins may veto or rewrite them: `filter_note`)."""
-        return written
+        """Model-written notes on their way in: plugins may veto or rewrite each (`filter_note`)."""
+        if not self._filtering:
+            return written
+        kept = []
+        for fields in written:
+            passed = await self.plugins.afilter_note(self, subject, fields)
+            if passed is not None:
+                kept.append(passed)
+        return kept
 
     def report(self) -> dict[str, Any]:
         """What each decision tier answered, abstained on or failed, and what observe did."""
-        return {"decisions": self.decider.report(), "observe": self.observer.report()}
+        found = {"decisions": self.decider.report(), "observe": self.observer.report()}
+        if self.meaning is not None:
+            found["meaning"] = self.meaning.report()
+        return found
 
     # -- mood and relationships ---------------------------------------------------------------------
 
@@ -528,10 +612,18 @@ class Mneme:
 
     def forget(self, subject: str, *, id: int | None = None, key: str | None = None) -> int:
         """Hide a note by id, or the live note of a key; it stays in the key's history until `purge`."""
-        return self.store.write(*self._forget_work(subject, id, key))
+        work = self._forget_work(subject, id, key)
+        count = self.store.write(*work)
+        if self._tracking:
+            self.plugins.track(self, self._event("forgotten", work[2], count))
+        return count
 
     async def aforget(self, subject: str, *, id: int | None = None, key: str | None = None) -> int:
-        return await self.store.awrite(*self._forget_work(subject, id, key))
+        work = self._forget_work(subject, id, key)
+        count = await self.store.awrite(*work)
+        if self._tracking:
+            await self.plugins.atrack(self, self._event("forgotten", work[2], count))
+        return count
 
     def purge(self, subject: str | None = None) -> int:
         """Erase hidden and replaced notes for good (every person's when no subject is given)."""
@@ -543,14 +635,20 @@ class Mneme:
         sid = self.store.read(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
-        return self.store.write(notes.erase, self.space, subject)
+        count = self.store.write(notes.erase, self.space, subject)
+        if self._tracking:
+            self.plugins.track(self, self._event("erased", subject, count))
+        return count
 
     async def aerase(self, subject: str) -> int:
         subject = subject_of(subject)
         sid = await self.store.aread(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
-        return await self.store.awrite(notes.erase, self.space, subject)
+        count = await self.store.awrite(notes.erase, self.space, subject)
+        if self._tracking:
+            await self.plugins.atrack(self, self._event("erased", subject, count))
+        return count
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -648,3 +746,32 @@ def _recalls(conn: Any, space: str, subject: str, limit: int) -> list[dict[str, 
         {"at": at, "query": query, "chosen": json.loads(chosen), "skipped": json.loads(skipped)}
         for at, query, chosen, skipped in rows
     ]
+
+
+def _with_emotions(settings: MoodSettings, registered: Mapping[str, Any]) -> MoodSettings:
+    """The configured feelings, then the ones plugins registered (the config wins on a shared key)."""
+    have = {e.key for e in settings.emotions}
+    extra = tuple(e for key, e in registered.items() if key not in have)
+    return replace(settings, emotions=(*settings.emotions, *extra)) if extra else settings
+
+
+def _with_roles(settings: RelationSettings, registered: Mapping[str, Any]) -> RelationSettings:
+    """The configured roles, then the ones plugins registered (the config wins on a shared key)."""
+    have = {r.key for r in settings.roles}
+    extra = tuple(r for key, r in registered.items() if key not in have)
+    return replace(settings, roles=(*settings.roles, *extra)) if extra else settings
+
+
+def _tools_with(registered: Mapping[str, Any]) -> tools.Registry:
+    """The built-in tools and the ones plugins registered (`register_tools`)."""
+    if not registered:
+        return tools.BUILTIN
+    found = tools.BUILTIN.copy()
+    for tool in registered.values():
+        spec = {
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "annotations": tool.annotations,
+        }
+        found.register(tool.name, spec, tool.handler, plugin=tool.plugin)
+    return found

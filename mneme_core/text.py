@@ -68,7 +68,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TERMS_VERSION = "mneme-terms-1"
+TERMS_VERSION = "mneme-terms-2"
 ELLIPSIS = "…"
 
 # English function words, chat fillers and common contractions (after casefolding, with a plain apostrophe).
@@ -81,7 +81,7 @@ STOP_LATIN = frozenset(
     is am are was were be been being do does did doing have has had will would can could should shall might
     must what which who whom how when where why all some any just very really also too not no yes yeah yep
     nope ok okay oh um uh hmm lol haha hi hey i'm i've i'll i'd you're you've we're they're he'll she'll
-    don't doesn't didn't can't isn't wasn't won't
+    don't doesn't didn't can't isn't wasn't won't after before while during until between through against
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 
@@ -97,12 +97,13 @@ STOP_CJK = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 
-# Chinese function characters (particles, pronouns, prepositions, degree words) and Korean particles.
+# Chinese function characters (particles, pronouns, question words, prepositions, degree words) and Korean
+# particles. 什 stands only in 什么 ("what"), 谁 is "who": a question names what it asks about by other words.
 STOP_CJK_CHARS = frozenset(
     """
     的 了 是 我 你 他 她 它 们 在 有 和 也 就 都 很 吗 呢 吧 啊 呀 哦 嗯 这 那 个 一 不
     没 着 过 得 地 之 与 及 而 或 被 把 给 让 对 从 向 但 又 还 才 只 再 么 哪 些 其 此
-    以 于 为 所 如 若 啦 嘛 哈 您 咱 俺 每 各 该 则
+    以 于 为 所 如 若 啦 嘛 哈 您 咱 俺 每 各 该 则 什 谁
     은 는 이 가 을 를 에 의 도 와 과 로 으 서 요
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )

@@ -577,7 +577,8 @@ class Toolbox:
         if not isinstance(source, str) or text.is_blank(source):
             raise InvalidValue(f"source is a short word like 'auto', not {describe(source)}")
         self.source = source
-        self.tools = (BUILTIN if tools is None else tools).copy()
+        # The companion's tools (built-ins and what plugins registered), unless the host gives its own.
+        self.tools = (getattr(m, "tools", BUILTIN) if tools is None else tools).copy()
         for tool in self.tools:
             _name(prefix, tool.name)
         self.prefix = prefix

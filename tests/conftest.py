@@ -48,3 +48,9 @@ def mneme(db_path: Path, clock: Clock) -> Iterator[Mneme]:
         yield m
     finally:
         m.close()
+
+
+@pytest.fixture(autouse=True)
+def no_installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed plugins stay out of tests that did not ask for them (tests of loading set their own)."""
+    monkeypatch.setenv("MNEME_LOAD_PLUGINS", "")

@@ -333,7 +333,7 @@ def test_use_jieba_without_jieba_is_off_and_keeps_the_version(monkeypatch, jieba
     monkeypatch.setitem(sys.modules, "jieba", None)  # import jieba now raises ImportError
     before = text.version()
     assert text.use_jieba() is False
-    assert text.version() == before == "mneme-terms-1"
+    assert text.version() == before == "mneme-terms-2"
     assert text.terms("考试没考好") == ["考试", "试没", "没考", "考好", "考", "试", "好"]
 
 
@@ -346,14 +346,14 @@ def test_use_jieba_adds_its_words_and_changes_the_version(monkeypatch, jieba_off
     monkeypatch.setitem(sys.modules, "jieba", fake)
 
     assert text.use_jieba() is True
-    assert text.version() == "mneme-terms-1+jieba-9.9"
+    assert text.version() == "mneme-terms-2+jieba-9.9"
     found = text.terms("考试没考好")
     assert found[-1] == "没考好"  # jieba's words come after pairs and characters
     assert "没" not in found and "我们" not in found
     assert text.terms("ねこ") == ["ねこ"]  # jieba is only asked about runs with Han characters
 
     assert text.use_jieba(False) is False
-    assert text.version() == "mneme-terms-1"
+    assert text.version() == "mneme-terms-2"
     assert "没考好" not in text.terms("考试没考好")
 
 

@@ -44,6 +44,6 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config)
 
 
-from . import config, notes, tools  # noqa: E402  (each registers its commands on `main`)
+from . import bot, config, notes, tools  # noqa: E402  (each registers its commands on `main`)
 
-__all__ = ["config", "main", "notes", "tools"]
+__all__ = ["bot", "config", "main", "notes", "tools"]

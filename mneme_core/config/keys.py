@@ -120,6 +120,13 @@ def _fixed() -> list[Key]:
             text=True,
         ),
         Key(
+            "companion.persona",
+            "",
+            checks.text(PROMPT_LIMIT, lines=True, empty=True),
+            "who the companion is: the start of every system prompt a bot run by `mneme run` builds",
+            text=True,
+        ),
+        Key(
             "companion.zone",
             "",
             checks.zone,

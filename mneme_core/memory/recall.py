@@ -6,8 +6,11 @@ notes still counts a little, so asking about what a person mostly talks about st
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
 characters, a lone common character is not evidence).
 
-Score. `evidence x (0.25 + 0.75 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`, computed
-inside SQLite over the postings of the query's terms. A very common term contributes the postings of its
+Score. `evidence x (0.5 + 0.5 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`, computed
+inside SQLite over the postings of the query's terms. Freshness breaks near ties between comparable
+evidence; it must not overturn a clear difference in it: a person asking about a thing from months ago
+means that thing, so a note that has faded completely keeps half its score (`FADED`; the reference keeps a
+quarter, and on the retrieval benchmark an old turn that answers the question lost to fresh small talk). A very common term contributes the postings of its
 newest notes only (the whole recall reads at most `POSTINGS` merged postings, plus those of the few newest
 notes not merged yet, see `index`), so the cost of a query is bounded
 however long the history grows, and the rare terms, which carry the evidence, are always read in full.
@@ -28,18 +31,25 @@ import json
 import math
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .. import text
 from ..store.schema import LIVE
+from . import index
 from .note import COLUMNS, Note, note_of
 from .notes import subject_id
 
+if TYPE_CHECKING:
+    from ..meaning.tiers import Placed
+
 POSTINGS = 1500
 WEAK = 0.2
+FADED = 0.5  # what a note that has faded completely keeps of its score
 MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
+DAY = 86400.0
 
 
 @dataclass(frozen=True)
@@ -117,15 +127,18 @@ def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]
     return shared
 
 
-def _matches(
+def _word_ranked(
     conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str]
-) -> list[tuple[Note, float, tuple[str, ...]]]:
+) -> tuple[list[tuple[int, float, int, float]], list[tuple[int, str, int, int]]]:
+    """(note id, evidence, hits, score) of the best word matches, and the terms read (see `_shares`)."""
+    if not query_terms:
+        return [], []
     known = conn.execute(
         "select id, term, df from terms where subject_id = ? and term in (select value from json_each(?))",
         (sid, json.dumps(query_terms, ensure_ascii=False)),
     ).fetchall()
     if not known:
-        return []
+        return [], []
     # One pass over the newest notes' postings, not merged yet (see `index`): they count into `df` and
     # their notes are candidates, scored here; the merged postings are scored inside SQLite.
     fresh_rows = conn.execute(
@@ -136,7 +149,7 @@ def _matches(
     fresh_df = Counter(row[1] for row in fresh_rows)
     found = [(i, term, df + fresh_df[i]) for i, term, df in known if df + fresh_df[i] > 0]
     if not found:
-        return []
+        return [], []
     shares = _shares(found)
     k = max(4 * ask.limit, 24)
     params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": k}
@@ -150,30 +163,100 @@ def _matches(
     fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
     ranked = conn.execute(
         "select h.note_id, sum(h.w) as evidence, sum(h.bit) as hits, "
-        f"sum(h.w) * (0.25 + 0.75 * {fresh}) * h.weight as score "
+        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight as score "
         f"from ({' union all '.join(parts)}) h "
         "group by h.note_id order by score desc, h.note_id desc limit :k",
         params,
     ).fetchall()
     ranked = sorted(ranked + _scored_fresh(fresh_rows, shares, live, ask), key=lambda r: (-r[3], -r[0]))[:k]
+    return ranked, shares
+
+
+@dataclass(frozen=True)
+class _Match:
+    note: Note
+    score: float
+    matched: tuple[str, ...]
+    evidence: float
+    similar: float | None  # the raw similarity, when meaning placed the query and it is above the floor
+
+    @property
+    def why(self) -> str:
+        parts = ["matched: " + ", ".join(self.matched[:4])] if self.matched else []
+        if self.similar is not None:
+            parts.append(f"similar {self.similar:.2f}")
+        return ", ".join(parts)
+
+
+def _matches(
+    conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str], placed: Placed | None
+) -> list[_Match]:
+    """The notes that have something in common with the query, best first; too weak ones at the end,
+    with a score of -1 (see the module docstring)."""
+    ranked, shares = _word_ranked(conn, ask, sid, live, query_terms)
+    k = max(4 * ask.limit, 24)
+    words = {note_id: (evidence, hits) for note_id, evidence, hits, _score in ranked}
+    similar: dict[int, float] = {}
+    floor = 0.0
+    if placed is not None:
+        similar, floor = _similar(conn, placed, sid, k, words)
+    ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar)))
+    if not ids:
+        return []
     rows = {
         row[0]: note_of(ask.subject, row)
         for row in conn.execute(
             f"select {COLUMNS} from notes where id in (select value from json_each(?)) and {LIVE}",
-            (json.dumps([r[0] for r in ranked]),),
+            (json.dumps(ids),),
         )
     }
     terms_of = [term for _id, term, _df, _take in shares]
+    # A note as similar as can be counts as much as the best word match (or, when words found little,
+    # as a word found in one note only): meaning and words on one scale, whatever the query's length.
+    scale = max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
     matches = []
-    for note_id, evidence, hits, score in ranked:
-        if note_id not in rows:
+    for note_id in ids:
+        note = rows.get(note_id)
+        if note is None:
             continue
+        evidence, hits = words.get(note_id, (0.0, 0))
+        sim = similar.get(note_id)
+        lift = 0.0 if sim is None else scale * (sim - floor) / (1.0 - floor)
         hit_terms = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
-        matches.append((rows[note_id], score, tuple(terms_of[i] for i in hit_terms), evidence))
-    best = max(m[3] for m in matches) if matches else 0.0
-    return [(n, s, t) for n, s, t, e in matches if e >= WEAK * best] + [
-        (n, -1.0, t) for n, s, t, e in matches if e < WEAK * best
-    ]
+        fresh_at, weight = index.rank_of(
+            note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
+        )
+        fresh = 1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / DAY / ask.half_life_days)
+        total = evidence + lift
+        score = total * (FADED + (1 - FADED) * fresh) * weight
+        matches.append(_Match(note, score, tuple(terms_of[i] for i in hit_terms), total, sim))
+    matches.sort(key=lambda m: (-m.score, -m.note.id))
+    best = max(m.evidence for m in matches) if matches else 0.0
+    strong = [m for m in matches if m.evidence >= WEAK * best]
+    weak = [replace(m, score=-1.0) for m in matches if m.evidence < WEAK * best]
+    return strong + weak
+
+
+def _similar(
+    conn: sqlite3.Connection, placed: Placed, sid: int, k: int, words: dict[int, tuple[float, int]]
+) -> tuple[dict[int, float], float]:
+    """Similarity above the floor of the `k` most similar notes and of the word matches, by note id; and
+    the floor."""
+    ids, sims, floor = placed.similar(conn, sid)
+    if not len(ids):
+        return {}, floor
+    found: dict[int, float] = {}
+    top = sims.argsort()[::-1][:k] if len(ids) > k else range(len(ids))
+    for i in top:
+        if sims[i] > floor:
+            found[int(ids[i])] = float(sims[i])
+    if words:
+        wanted = sorted(words)
+        at = ids.searchsorted(wanted)
+        for note_id, i in zip(wanted, at, strict=True):
+            if i < len(ids) and ids[i] == note_id and sims[i] > floor:
+                found[note_id] = float(sims[i])
+    return found, floor
 
 
 def _scored_fresh(
@@ -197,7 +280,7 @@ def _scored_fresh(
         fresh = (
             1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / 86400.0 / ask.half_life_days)
         )
-        scored.append((note_id, evidence, hits, evidence * (0.25 + 0.75 * fresh) * weight))
+        scored.append((note_id, evidence, hits, evidence * (FADED + (1 - FADED) * fresh) * weight))
     return scored
 
 
@@ -240,15 +323,17 @@ class _Filler:
             self.taken.add(note.id)
 
 
-def rank(conn: sqlite3.Connection, ask: Ask) -> tuple[Recall, Trace | None]:
-    """Choose the notes for one query (a transaction function: reads only)."""
+def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tuple[Recall, Trace | None]:
+    """Choose the notes for one query (a transaction function: reads only); `placed` is the query as the
+    meaning tier placed it, if it did (see `mneme_core.meaning`)."""
+    tier = "embeddings" if placed is not None else "words"
     sid = subject_id(conn, ask.space, ask.subject)
     if sid is None or ask.limit <= 0:
-        return Recall(ask.query, [], [], "words"), None
+        return Recall(ask.query, [], [], tier), None
     (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
     query_terms = text.terms(ask.query)
-    matches = _matches(conn, ask, sid, live, query_terms) if query_terms else []
-    strong = [m for m in matches if m[1] >= 0]
+    matches = _matches(conn, ask, sid, live, query_terms, placed) if query_terms or placed else []
+    strong = [m for m in matches if m.score >= 0]
     filler = _Filler(ask)
     pinned = _listed(
         conn,
@@ -261,8 +346,8 @@ def rank(conn: sqlite3.Connection, ask: Ask) -> tuple[Recall, Trace | None]:
     for note in first:
         if not strong or filler.used + len(note.text) <= ask.budget // 3:
             filler.offer(note, 0.0, "pinned")
-    for note, score, matched in strong:
-        filler.offer(note, score, "matched: " + ", ".join(matched[:4]), matched)
+    for m in strong:
+        filler.offer(m.note, m.score, m.why, m.matched)
     for note in pinned:
         filler.offer(note, 0.0, "pinned")
     if ask.important > 0:
@@ -289,19 +374,19 @@ def rank(conn: sqlite3.Connection, ask: Ask) -> tuple[Recall, Trace | None]:
         for note in recent:
             if added < ask.recent and filler.offer(note, 0.0, "recent", quiet=True):
                 added += 1
-    for note, _score, _matched in matches:
-        if note.id not in filler.taken:
-            filler.skip(note, "too little in common with the query")
-    if query_terms:
+    for m in matches:
+        if m.note.id not in filler.taken:
+            filler.skip(m.note, "too little in common with the query")
+    if query_terms or placed:
         newest = _listed(
             conn, ask.subject, f"where subject_id = ? and {LIVE} order by id desc limit ?", (sid, 12)
         )
-        matched_ids = {m[0].id for m in matches}
+        matched_ids = {m.note.id for m in matches}
         shown = 0
         for note in newest:
             if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
                 filler.skip(note, "nothing in common with the query")
                 shown += 1
-    recall = Recall(ask.query, filler.chosen, filler.skipped, "words")
-    used = tuple(r.note.id for r in filler.chosen if r.why.startswith("matched"))
+    recall = Recall(ask.query, filler.chosen, filler.skipped, tier)
+    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar")))
     return recall, Trace(sid, used)

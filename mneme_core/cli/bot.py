@@ -1,0 +1,76 @@
+"""`mneme demo | chat | run | plugins`: the engine as a bot, and what is plugged into it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import click
+
+from ..console import achat
+from ..demo import ademo
+from ..plugins import PluginError, describe, make_manager
+from ..runner import RunnerSettings, run_bot
+from . import Context, main
+
+
+@main.command()
+@click.option("--keep", type=click.Path(dir_okay=False), default=None, help="Keep the demo's file here.")
+def demo(keep: str | None) -> None:
+    """A short scripted conversation over two simulated days: what is remembered, recalled and felt.
+
+    Needs no key and no network; without --keep it uses a temporary file and never touches --db."""
+    asyncio.run(ademo(keep))
+
+
+@main.command()
+@click.option("--model", default=None, help="A model provider's name (see `mneme plugins`).")
+@click.option("--persona", default=None, help="Who the companion is (default: companion.persona).")
+@click.option("--user", "user_name", default=None, help="How the companion calls you.")
+@click.pass_obj
+def chat(ctx: Context, model: str | None, persona: str | None, user_name: str | None) -> None:
+    """Talk to the companion in the terminal (/quit to leave). Without a model: an offline stand-in."""
+    with ctx.open() as m:
+        persona = persona if persona is not None else m.config.get("companion.persona") or ""
+        try:
+            asyncio.run(achat(m, provider=model, persona=persona, user_name=user_name))
+        except PluginError as err:
+            raise click.ClickException(str(err)) from err
+
+
+@main.command()
+@click.argument("adapters", nargs=-1, required=True)
+@click.option("--model", default=None, help="A model provider's name (see `mneme plugins`).")
+@click.option("--persona", default=None, help="Who the companion is (default: companion.persona).")
+@click.pass_obj
+def run(ctx: Context, adapters: tuple[str, ...], model: str | None, persona: str | None) -> None:
+    """Start a whole bot with the named adapters (e.g. `mneme run discord telegram --config bot.toml`)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with ctx.open() as m:
+        settings = RunnerSettings(
+            persona=persona if persona is not None else m.config.get("companion.persona") or ""
+        )
+        try:
+            asyncio.run(run_bot(m, adapters, provider=model, settings=settings, plugins=m.plugins))
+        except PluginError as err:
+            raise click.ClickException(str(err)) from err
+
+
+@main.command()
+@click.option("--all", "everything", is_flag=True, help="Show the built-in plugins too.")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+def plugins(everything: bool, as_json: bool) -> None:
+    """What is loaded: each plugin, from which distribution, with the hooks it implements."""
+    try:
+        manager = make_manager()
+    except PluginError as err:
+        raise click.ClickException(str(err)) from err
+    found = describe(manager, builtin=everything)
+    if as_json:
+        click.echo(json.dumps([info.as_dict() for info in found], ensure_ascii=False, indent=1))
+        return
+    for info in found:
+        click.echo(info.line())
+    if not found:
+        click.echo("no plugins installed (--all shows the built-in ones)")

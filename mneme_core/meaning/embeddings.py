@@ -1,0 +1,225 @@
+"""Embedders: any function that turns texts into vectors, behind one interface, and the registry of them.
+
+`Embeddings(fn, name="ollama:nomic-embed-text")` wraps a function `fn(texts: list[str])` that returns one
+vector per text (a list of lists, or a numpy array), sync or async. Its `name` is what the file stores the
+vectors under: two embedders never see each other's vectors, so changing the model never compares two
+models' vectors; give a new name whenever the vectors would change (another model, other dimensions).
+
+Every result is checked before it is used: one row per text, one dimension for every row (the first good
+answer fixes it, unless `dimensions=` says it up front), finite numbers. Rows are L2-normalised float32, so
+similarity is one dot product. A result that fails a check raises `EmbeddingError`, which the meaning tier
+treats like an unreachable provider (the query falls through to words).
+
+`floor`: the similarity under which this model's vectors say nothing. None (the default) has it measured
+for each file (see `calibrate`).
+
+Registry: `register_embedder(embedder)` makes an embedder known by name, so configuration and the CLI can
+name it (`embed="local"`); the `register_embedders(register)` hook of the plugin framework hands plugins
+this function. A name is registered once; a second registration under the same name is refused, naming who
+registered it first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..errors import InvalidType, InvalidValue, MnemeError, describe
+
+__all__ = [
+    "EmbeddingError",
+    "Embeddings",
+    "as_embedder",
+    "embedder_named",
+    "register_embedder",
+    "registered_embedders",
+]
+
+TIMEOUT = 2.0
+BATCH = 64
+
+
+class EmbeddingError(MnemeError, RuntimeError):
+    """An embedder failed, was too slow, or answered with vectors that cannot be used."""
+
+
+def numpy() -> Any:
+    """numpy, which the meaning tier needs (the `embed` and `openai` extras bring it)."""
+    try:
+        import numpy as np
+    except ImportError as err:  # pragma: no cover - numpy is there wherever an embedder is
+        raise MnemeError("embeddings need numpy: pip install numpy (or mneme-bots[embed])") from err
+    return np
+
+
+class Embeddings:
+    """An embedder: a function from texts to vectors, a name to store them under, and the checks."""
+
+    def __init__(
+        self,
+        function: Callable[[list[str]], Any],
+        name: str | None = None,
+        *,
+        floor: float | None = None,
+        dimensions: int | None = None,
+        timeout: float = TIMEOUT,
+        batch: int = BATCH,
+    ) -> None:
+        if not callable(function):
+            raise InvalidType(f"an embedder is a function texts -> vectors, not {type(function).__name__}")
+        if name is None:
+            name = f"custom:{getattr(function, '__qualname__', type(function).__name__)}"
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            raise InvalidValue(f"an embedder's name is a short string like 'ollama:bge-m3', not {describe(name)}")
+        if floor is not None and not (isinstance(floor, int | float) and -1.0 < floor < 1.0):
+            raise InvalidValue(f"floor is a similarity between -1 and 1, not {describe(floor)}")
+        if dimensions is not None and (isinstance(dimensions, bool) or not isinstance(dimensions, int)):
+            raise InvalidValue(f"dimensions is a whole number, not {describe(dimensions)}")
+        if not (isinstance(timeout, int | float) and timeout > 0):
+            raise InvalidValue(f"timeout is a number of seconds above 0, not {describe(timeout)}")
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise InvalidValue(f"batch is a whole number of 1 or more, not {describe(batch)}")
+        self.function = function
+        self.name = name.strip()
+        self.floor = None if floor is None else float(floor)
+        self.dimensions = dimensions
+        self.timeout = float(timeout)
+        self.batch = batch
+
+    def __repr__(self) -> str:
+        return f"Embeddings({self.name!r})"
+
+    async def embed(self, texts: Sequence[str]) -> Any:
+        """Vectors for `texts`, checked and normalised, within `timeout` (for a query, on the caller's loop)."""
+        texts = list(texts)
+        try:
+            if inspect.iscoroutinefunction(self.function):
+                result = await asyncio.wait_for(self.function(texts), self.timeout)
+            else:
+                result = await asyncio.wait_for(asyncio.to_thread(self.function, texts), self.timeout)
+                if inspect.isawaitable(result):
+                    result = await asyncio.wait_for(result, self.timeout)
+        except TimeoutError as err:
+            raise EmbeddingError(f"{self.name} took longer than {self.timeout:g} s") from err
+        return self.check(texts, result)
+
+    def embed_sync(self, texts: Sequence[str], loop: asyncio.AbstractEventLoop | None = None) -> Any:
+        """Vectors for `texts` from plain code (the background writer's thread).
+
+        An async function runs on `loop` when one is given and running (the loop the companion's async
+        calls come from, where the function's own client lives), else on a loop of its own.
+        """
+        texts = list(texts)
+        result = self.function(texts)
+        if inspect.isawaitable(result):
+            if loop is not None and loop.is_running() and not _on_loop(loop):
+                future = asyncio.run_coroutine_threadsafe(_awaited(result), loop)
+                try:
+                    result = future.result(self.timeout * 4)
+                except TimeoutError as err:
+                    future.cancel()
+                    raise EmbeddingError(f"{self.name} took longer than {self.timeout * 4:g} s") from err
+            else:
+                result = asyncio.run(_awaited(result))
+        return self.check(texts, result)
+
+    def check(self, texts: list[str], result: Any) -> Any:
+        """The vectors as an L2-normalised float32 matrix, one row per text; EmbeddingError when unusable."""
+        np = numpy()
+        try:
+            matrix = np.asarray(result, dtype=np.float32)
+        except (TypeError, ValueError) as err:
+            raise EmbeddingError(f"{self.name} returned something that is not vectors") from err
+        if matrix.ndim == 1 and len(texts) == 1:
+            matrix = matrix[None, :]
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts) or matrix.shape[1] == 0:
+            raise EmbeddingError(
+                f"{self.name} returned vectors of shape {matrix.shape} for {len(texts)} texts"
+            )
+        if self.dimensions is None:
+            self.dimensions = int(matrix.shape[1])
+        elif matrix.shape[1] != self.dimensions:
+            raise EmbeddingError(
+                f"{self.name} returned {matrix.shape[1]} dimensions where it had {self.dimensions}"
+            )
+        if not np.isfinite(matrix).all():
+            raise EmbeddingError(f"{self.name} returned vectors with NaN or infinite numbers")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms > 0, norms, 1.0)
+
+
+async def _awaited(result: Any) -> Any:
+    return await result
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def as_embedder(value: object) -> Embeddings:
+    """An `Embeddings` from what a caller gave: one already, a registered name, an object with `embed`
+    and `name`, or a bare function (named "custom:<its qualified name>")."""
+    if isinstance(value, Embeddings):
+        return value
+    if isinstance(value, str):
+        return embedder_named(value)
+    embed = getattr(value, "embed", None)
+    if callable(embed) and isinstance(getattr(value, "name", None), str):
+        return Embeddings(embed, name=value.name, floor=getattr(value, "floor", None))
+    if callable(value):
+        return Embeddings(value)
+    raise InvalidType(
+        f"embed is an Embeddings, a registered embedder's name or a function texts -> vectors, "
+        f"not {type(value).__name__}"
+    )
+
+
+# -- the registry -----------------------------------------------------------------------------------------
+
+_registry: dict[str, tuple[Embeddings | Callable[[], Embeddings], str]] = {}
+_registry_lock = threading.Lock()
+
+
+def register_embedder(
+    embedder: Embeddings | Callable[[], Embeddings], *, name: str | None = None, plugin: str = "unknown"
+) -> None:
+    """Make an embedder known by name. A factory (a function of no arguments returning `Embeddings`) is
+    called on first use, so a plugin can register a model without loading it."""
+    key = name or getattr(embedder, "name", None)
+    if not isinstance(key, str) or not key.strip():
+        raise InvalidValue("an embedder is registered under a name: pass name= with a factory")
+    with _registry_lock:
+        if key in _registry:
+            raise InvalidValue(f"an embedder named {key!r} is already registered by {_registry[key][1]}")
+        _registry[key] = (embedder, plugin)
+
+
+def unregister_embedder(name: str) -> None:
+    with _registry_lock:
+        _registry.pop(name, None)
+
+
+def registered_embedders() -> dict[str, str]:
+    """Each registered embedder's name, and the plugin that registered it."""
+    with _registry_lock:
+        return {name: plugin for name, (_e, plugin) in _registry.items()}
+
+
+def embedder_named(name: str) -> Embeddings:
+    with _registry_lock:
+        found = _registry.get(name)
+    if found is None:
+        known = ", ".join(sorted(_registry)) or "none"
+        raise InvalidValue(f"no embedder is registered as {name!r} (registered: {known})")
+    embedder, plugin = found
+    if not isinstance(embedder, Embeddings):
+        embedder = as_embedder(embedder())
+        with _registry_lock:
+            _registry[name] = (embedder, plugin)
+    return embedder

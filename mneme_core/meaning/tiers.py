@@ -1,0 +1,303 @@
+"""The meaning tiers: placing a query among a person's notes by what it means, not only by its words.
+
+Tiers fall through: one that has no embedder, cannot be reached, is too slow or answers with unusable
+vectors passes the query on, and recall goes on with words alone. Today's tiers are embeddings, then words;
+word centroids and the companion's own model (glosses and translation) slot in between as optional plugins.
+`Recall.tier` names the tier that placed the query, and `report()` counts what each did.
+
+A provider that fails (an error, a timeout, wrong dimensions) is rested for `REST` seconds: queries go
+straight to words meanwhile instead of waiting on it each time.
+
+Writing vectors is off the reply's path. Every write transaction of the file tells this tier which notes
+became live (one indexed lookup, see `Meaning.spot`); a background thread embeds them in batches and writes
+their vectors in a transaction of its own, after the write that made them. A file opened with notes that
+have no vector of this embedder yet (written before it was configured, or by another process) is caught up
+by the same thread. `embed_pending()` does that work now, in the caller's thread (for tests, benchmarks and
+scripts that want every note placed before they ask).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import Store
+from . import calibrate
+from . import vectors as store_vectors
+from .embeddings import EmbeddingError, Embeddings, numpy
+from .vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+REST = 60.0
+WAIT = 0.05  # gather the notes of a burst of writes into one batch
+QUERY_CACHE = 256
+EMBEDDINGS, WORDS = "embeddings", "words"
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A query placed by the embeddings tier: its vector, and where to look for the notes near it."""
+
+    embedder_id: int
+    vector: Any
+    floor: float
+    index: VectorIndex
+
+    def similar(self, conn: Any, subject_id: int) -> tuple[Any, Any, float]:
+        """(note ids, similarities, floor) of every vector the person has of this embedder."""
+        return self.index.similar(conn, self.embedder_id, subject_id, self.vector, self.floor)
+
+
+class Meaning:
+    """The meaning tiers of one `Mneme`: its embedder, the vectors it keeps, and the background writer."""
+
+    def __init__(self, store: Store, embedder: Embeddings, clock: Callable[[], float] = time.time) -> None:
+        numpy()  # fail now, not on the first note, if numpy is missing
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.counts: Counter[str] = Counter()
+        self._pending: set[int] = set()
+        self._lock = threading.Lock()
+        self._work_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._seen: int = store.read(store_vectors.live_since, 1 << 62)[0]
+        self._caught_up = False
+        self._rested_until = 0.0
+        self._index: VectorIndex | None = None
+        self._eid: int | None = None
+        self._floor: float | None = embedder.floor
+        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        store.piggyback.append(self.spot)
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    @property
+    def floor(self) -> float | None:
+        return self._floor
+
+    # -- the writer ---------------------------------------------------------------------------------------
+
+    def spot(self, conn: Any) -> None:
+        """Inside each write transaction: note which notes became live since the last one (cheap).
+
+        What was in the file before this process opened it is found by the catch-up scan."""
+        top, ids = store_vectors.live_since(conn, self._seen)
+        self._seen = max(self._seen, top)
+        if ids:
+            with self._lock:
+                self._pending.update(ids)
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None and not self._stopping:
+                self._thread = threading.Thread(target=self._run, name="mneme-embed", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def start(self) -> None:
+        """Begin catching up in the background (notes without vectors of this embedder)."""
+        self._start()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.wait(1.0)
+            self._wake.clear()
+            if self._stopping:
+                break
+            if self.rested:
+                continue
+            time.sleep(WAIT)
+            try:
+                self.embed_pending()
+            except EmbeddingError as err:
+                log.warning("embedding notes with %s failed: %s", self.name, err)
+            except Exception:  # a provider's own error, or the file closing under us: logged, never raised
+                if self._stopping or self.store.closed:
+                    break
+                log.exception("embedding notes with %s failed", self.name)
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
+
+    def embed_pending(self, limit: int | None = None) -> int:
+        """Embed the notes waiting for vectors, now, in this thread; returns how many got one."""
+        done = 0
+        with self._work_lock:
+            if not self._caught_up:
+                self._catch_up()
+            if self._floor is None:
+                self._measure_bundled()
+            while not self._stopping and (limit is None or done < limit):
+                with self._lock:
+                    batch = sorted(self._pending)[: self.embedder.batch]
+                if not batch:
+                    break
+                try:
+                    done += self._embed(batch)
+                except EmbeddingError:
+                    self._failed("wrong")
+                    raise
+                except Exception:
+                    self._failed("failed")
+                    raise
+                with self._lock:
+                    self._pending.difference_update(batch)
+            self._refine_floor()
+        return done
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def _catch_up(self) -> None:
+        after = 0
+        while True:
+            ids = self.store.read(store_vectors.unembedded, self.name, after, 5000)
+            if not ids:
+                break
+            with self._lock:
+                self._pending.update(ids)
+            after = ids[-1]
+        self._caught_up = True
+
+    def _embed(self, batch: list[int]) -> int:
+        rows = self.store.read(store_vectors.texts_of, batch)
+        if not rows:
+            return 0
+        vectors = self.embedder.embed_sync([text for _id, _sid, text in rows], self.loop)
+        blobs = [
+            (note_id, sid, vector.astype("<f4").tobytes())
+            for (note_id, sid, _text), vector in zip(rows, vectors, strict=True)
+        ]
+        written = self.store.write(
+            store_vectors.store_vectors, self.name, blobs, int(vectors.shape[1]), self.clock()
+        )
+        self.counts["embedded"] += written
+        return written
+
+    def _measure_bundled(self) -> None:
+        vectors = self.embedder.embed_sync(calibrate.texts(), self.loop)
+        self._floor = calibrate.bundled_floor(vectors)
+        self.counts["calibrated"] += 1
+        log.info("floor of %s measured on the bundled set: %.3f", self.name, self._floor)
+
+    def _refine_floor(self) -> None:
+        """Measure the floor from the file's own notes at FILE_MIN vectors and at each doubling."""
+        if self.embedder.floor is not None:
+            return
+        found = self.store.read(store_vectors.embedder_id, self.name)
+        if found is None:
+            return
+        eid, dims, stored, measured_at = found
+        total = self.store.read(store_vectors.count, eid)
+        if stored is not None and total < max(calibrate.FILE_MIN, 2 * measured_at):
+            self._floor = stored if measured_at else (self._floor or stored)
+            return
+        around = self._floor if self._floor is not None else calibrate.DEFAULT
+        if total >= calibrate.FILE_MIN:
+            np = numpy()
+            blobs = self.store.read(store_vectors.sample, eid, calibrate.SAMPLE)
+            matrix = np.stack([np.frombuffer(b, dtype="<f4") for b in blobs])
+            self._floor = calibrate.file_floor(matrix, around)
+            self.store.write(store_vectors.set_floor, eid, self._floor, total)
+            log.info("floor of %s measured on %d of the file's notes: %.3f", self.name, len(blobs), self._floor)
+        elif stored is None:
+            self.store.write(store_vectors.set_floor, eid, around, 0)
+
+    def _failed(self, what: str) -> None:
+        self.counts[what] += 1
+        self._rested_until = time.monotonic() + REST
+
+    # -- placing a query ---------------------------------------------------------------------------------
+
+    @property
+    def rested(self) -> bool:
+        return time.monotonic() < self._rested_until
+
+    async def place(self, query: str) -> Placed | None:
+        """The query's vector and where to look, or None when this tier passes the query on."""
+        if not query.strip():
+            return None
+        if self.rested:
+            self.counts["rested"] += 1
+            return None
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
+        vector = self._queries.get(query)
+        if vector is None:
+            try:
+                vector = (await self.embedder.embed([query]))[0]
+            except EmbeddingError as err:
+                kind = "slow" if "longer than" in str(err) else "wrong"
+                log.warning("placing a query with %s: %s", self.name, err)
+                self._failed(kind)
+                return None
+            except Exception as err:  # the provider's own failure (network, model): fall through to words
+                log.warning("placing a query with %s failed: %s", self.name, err)
+                self._failed("failed")
+                return None
+            self._queries[query] = vector
+            if len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        else:
+            self._queries.move_to_end(query)
+        found = self._eid_and_dims()
+        if found is None:
+            return None  # nothing embedded yet: words place it
+        eid, dims = found
+        if dims != len(vector):
+            log.warning("%s gives %d dimensions; the file holds %d for it", self.name, len(vector), dims)
+            self._failed("wrong")
+            return None
+        if self._index is None or self._index.dimensions != dims:
+            self._index = VectorIndex(dims)
+        floor = self._floor if self._floor is not None else calibrate.DEFAULT
+        return Placed(eid, vector, floor, self._index)
+
+    def _eid_and_dims(self) -> tuple[int, int] | None:
+        if self._eid is None:
+            found = self.store.read(store_vectors.embedder_id, self.name)
+            if found is None:
+                return None
+            self._eid, self._dims = found[0], found[1]
+            if self._floor is None and found[2] is not None:
+                self._floor = found[2]
+        return self._eid, self._dims
+
+    def placed(self, tier: str) -> None:
+        self.counts[tier] += 1
+
+    def report(self) -> dict[str, Any]:
+        """What each tier placed, what failed, and the state of the vectors."""
+        c = self.counts
+        return {
+            "embedder": self.name,
+            "placed": {EMBEDDINGS: c[EMBEDDINGS], WORDS: c[WORDS]},
+            "failed": c["failed"],
+            "slow": c["slow"],
+            "wrong": c["wrong"],
+            "rested": c["rested"],
+            "embedded": c["embedded"],
+            "pending": self.pending,
+            "floor": self._floor,
+        }

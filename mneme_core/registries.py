@@ -1,0 +1,169 @@
+"""What plugins register: one `Registry` per `register_*` family, and the checks each entry passes.
+
+A `register_*` hook hands each plugin its own `register` callback; what the plugin passes is checked here
+(`MAKERS`), turned into the entry the core uses, and added under its name. A second entry of a name is
+refused, naming both plugins; `owner(name)` says who registered what. The families:
+
+    adapters    register(factory, name=None)      a class or factory(settings) -> Adapter
+    providers   register(factory, name=None)      a class or factory(settings) -> provider
+    embedders   register(embedder, name=None)     a meaning.Embeddings, or a factory of none returning one
+    emotions    register(emotion)                 a mneme_core.mood.Emotion
+    roles       register(role)                    a mneme_core.relations.Role
+    tools       register(function, name=None, description=None)   a mneme_core.tools.Tool
+    migrations  register(name, apply)             SQL or a function of a connection -> store Migration,
+                                                  named `<plugin>:<name>`
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
+
+from . import tools
+from .errors import InvalidType, InvalidValue, MnemeError
+from .errors import describe as short
+from .mood.feelings import Emotion
+from .relations import Role
+from .store.schema import Migration
+from .tools import Tool
+
+__all__ = ["FAMILIES", "MAKERS", "PluginError", "Registry"]
+
+FAMILIES = ("adapters", "providers", "embedders", "emotions", "roles", "tools", "migrations")
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+MIGRATION_NAME = re.compile(r"[A-Za-z0-9_.-]{1,80}")
+
+T = TypeVar("T")
+
+
+class PluginError(MnemeError, RuntimeError):
+    """A plugin that cannot be used as it is; the message names the plugin (and its distribution)."""
+
+
+class Registry(Mapping[str, T], Generic[T]):
+    """One family's entries by name, in registration order, and which plugin registered each."""
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self._entries: dict[str, T] = {}
+        self._owners: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> T:
+        try:
+            return self._entries[name]
+        except KeyError:
+            known = ", ".join(self._entries) or "none"
+            raise KeyError(f"no {self.family[:-1]} named {name!r} is registered (known: {known})") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.family}: {', '.join(self._entries)})"
+
+    def owner(self, name: str) -> str:
+        """The plugin that registered `name`."""
+        return self._owners[name]
+
+    def add(self, plugin: str, name: str, value: T) -> None:
+        if name in self._entries:
+            raise PluginError(
+                f"the {self.family[:-1]} {name!r} is registered twice: by plugin {self._owners[name]} and "
+                f"by plugin {plugin}; leave one of them out (MNEME_LOAD_PLUGINS)"
+            )
+        self._entries[name] = value
+        self._owners[name] = plugin
+
+
+def _factory(kind: str) -> Callable[..., tuple[str, Any]]:
+    def make(plugin: str, factory: Any, name: str | None = None) -> tuple[str, Any]:
+        if not callable(factory):
+            raise InvalidType(f"{kind} is registered as a class or a factory, not {short(factory)}")
+        name = getattr(factory, "name", None) if name is None else name
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            raise InvalidValue(
+                f"{kind}'s name is a lowercase word of up to 40 letters, digits, _ or -, like 'discord' "
+                f"(give name=... or a `name` attribute), not {short(name)}"
+            )
+        return name, factory
+
+    return make
+
+
+def _embedder(plugin: str, embedder: Any, name: str | None = None) -> tuple[str, Any]:
+    if not callable(embedder) and not callable(getattr(embedder, "embed", None)):
+        raise InvalidType(f"an embedder is an Embeddings or a factory of one, not {short(embedder)}")
+    name = getattr(embedder, "name", None) if name is None else name
+    if not isinstance(name, str) or not name.strip() or "\n" in name or len(name) > 200:
+        raise InvalidValue(f"an embedder's name is one line, like 'local' (give name=...), not {short(name)}")
+    return name.strip(), embedder
+
+
+def _emotion(plugin: str, emotion: Any) -> tuple[str, Emotion]:
+    if not isinstance(emotion, Emotion):
+        raise InvalidType(f"a feeling is registered as a mneme_core.mood.Emotion, not {short(emotion)}")
+    return emotion.key, emotion
+
+
+def _role(plugin: str, role: Any) -> tuple[str, Role]:
+    if not isinstance(role, Role):
+        raise InvalidType(f"a role is registered as a mneme_core.relations.Role, not {short(role)}")
+    return role.key, role
+
+
+def _tool(
+    plugin: str, function: Any, name: str | None = None, description: str | None = None
+) -> tuple[str, Tool]:
+    """A plain function as a tool, checked as `mneme_core.tools` checks any: its name and docstring's first
+    line by default, its parameters from its signature."""
+    tool = tools.Registry().register_function(function, name, description, plugin=plugin)
+    return tool.name, tool
+
+
+def _statements(sql: str) -> list[str]:
+    """SQL split into whole statements (a trigger's inner semicolons do not end it)."""
+    statements, pending = [], ""
+    for piece in sql.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\r\n;"):
+                statements.append(pending)
+            pending = ""
+    if pending.strip(" \t\r\n;"):
+        statements.append(pending)
+    return statements
+
+
+def _migration(plugin: str, name: Any, apply: Any) -> tuple[str, Migration]:
+    if not isinstance(name, str) or not MIGRATION_NAME.fullmatch(name):
+        raise InvalidValue(f"a migration's name is like '0001_weather', not {short(name)}")
+    if isinstance(apply, str):
+        statements = _statements(apply)
+        if not statements:
+            raise InvalidValue(f"the migration {name} has no SQL in it")
+
+        def run_sql(conn: sqlite3.Connection) -> None:
+            for statement in statements:
+                conn.execute(statement)
+
+        apply = run_sql
+    elif not callable(apply):
+        raise InvalidType(f"a migration is SQL or a function of a connection, not {short(apply)}")
+    full = f"{plugin}:{name}"
+    return full, Migration(full, apply)
+
+
+MAKERS: dict[str, Callable[..., tuple[str, Any]]] = {
+    "adapters": _factory("an adapter"),
+    "providers": _factory("a provider"),
+    "embedders": _embedder,
+    "emotions": _emotion,
+    "roles": _role,
+    "tools": _tool,
+    "migrations": _migration,
+}
