@@ -7,11 +7,28 @@ once.
 
 from __future__ import annotations
 
+import json
+import logging
+from typing import Any
+
 import click
 
 from .. import __version__
 from ..errors import MnemeError
 from ..mneme import Mneme
+
+log = logging.getLogger(__name__)
+
+
+class Refused(click.ClickException):
+    """A command that cannot do what it was asked: its message on one line, exit code 2."""
+
+    exit_code = 2
+
+
+def echo_json(value: Any) -> None:
+    """What a script would want: one JSON document on stdout."""
+    click.echo(json.dumps(value, ensure_ascii=False, indent=1, default=str))
 
 
 class Context:
@@ -24,10 +41,40 @@ class Context:
         try:
             return Mneme(self.db, space=self.space, config=self.config)
         except MnemeError as err:
-            raise click.ClickException(str(err)) from err
+            raise Refused(str(err)) from err
 
 
-@click.group()
+class Commands(click.Group):
+    """The `mneme` group, with the commands plugins add (`register_commands`) found on first use.
+
+    A plugin that fails is named in the log and left out: the rest of the CLI keeps working."""
+
+    _plugged = False
+
+    def _plug(self) -> None:
+        if self._plugged:
+            return
+        self._plugged = True
+        from ..plugins import PluginError, make_manager  # the manager loads plugins: only when needed
+
+        try:
+            make_manager().add_commands(self)
+        except PluginError as err:
+            click.echo(f"mneme: plugins left out: {err}", err=True)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._plug()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        found = super().get_command(ctx, name)
+        if found is None:
+            self._plug()
+            found = super().get_command(ctx, name)
+        return found
+
+
+@click.group(cls=Commands)
 @click.version_option(__version__, prog_name="mneme")
 @click.option("--db", envvar="MNEME_DB", default="mneme.db", show_default=True, help="The companion's file.")
 @click.option("--space", envvar="MNEME_SPACE", default="default", show_default=True, help="Whose memory.")
@@ -44,6 +91,6 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config)
 
 
-from . import bot, config, notes, tools  # noqa: E402  (each registers its commands on `main`)
+from . import bot, config, notes, people, tools  # noqa: E402  (each registers its commands on `main`)
 
-__all__ = ["bot", "config", "main", "notes", "tools"]
+__all__ = ["Refused", "bot", "config", "echo_json", "main", "notes", "people", "tools"]

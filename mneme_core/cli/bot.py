@@ -12,7 +12,7 @@ from ..console import achat
 from ..demo import ademo
 from ..plugins import PluginError, describe, make_manager
 from ..runner import RunnerSettings, run_bot
-from . import Context, main
+from . import Context, Refused, main
 
 
 @main.command()
@@ -36,7 +36,7 @@ def chat(ctx: Context, model: str | None, persona: str | None, user_name: str | 
         try:
             asyncio.run(achat(m, provider=model, persona=persona, user_name=user_name))
         except PluginError as err:
-            raise click.ClickException(str(err)) from err
+            raise Refused(str(err)) from err
 
 
 @main.command()
@@ -54,7 +54,7 @@ def run(ctx: Context, adapters: tuple[str, ...], model: str | None, persona: str
         try:
             asyncio.run(run_bot(m, adapters, provider=model, settings=settings, plugins=m.plugins))
         except PluginError as err:
-            raise click.ClickException(str(err)) from err
+            raise Refused(str(err)) from err
 
 
 @main.command()
@@ -65,7 +65,7 @@ def plugins(everything: bool, as_json: bool) -> None:
     try:
         manager = make_manager()
     except PluginError as err:
-        raise click.ClickException(str(err)) from err
+        raise Refused(str(err)) from err
     found = describe(manager, builtin=everything)
     if as_json:
         click.echo(json.dumps([info.as_dict() for info in found], ensure_ascii=False, indent=1))

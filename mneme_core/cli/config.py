@@ -15,13 +15,7 @@ import click
 from ..config import Config, keys, toml
 from ..errors import MnemeError
 from ..store import Store
-from . import Context, main
-
-
-class Refused(click.ClickException):
-    """A refused config command: its message on one line, exit code 2."""
-
-    exit_code = 2
+from . import Context, Refused, main
 
 
 @contextmanager

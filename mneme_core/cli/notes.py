@@ -1,20 +1,19 @@
-"""`mneme remember | notes | recall | history | forget | erase | export | import`: notes by hand."""
+"""`mneme remember | notes | recall | history | forget | purge | erase | export | import`: notes by hand."""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 
 import click
 
 from .. import dates
 from ..errors import MnemeError
 from ..memory.note import KINDS
-from . import Context, main
+from . import Context, Refused, echo_json, main
 
-
-def _fail(err: Exception) -> click.ClickException:
-    return click.ClickException(str(err))
+JSON = click.option("--json", "as_json", is_flag=True, help="As JSON, for scripts.")
 
 
 @main.command()
@@ -23,40 +22,85 @@ def _fail(err: Exception) -> click.ClickException:
 @click.option("--kind", type=click.Choice(KINDS), default="fact", show_default=True)
 @click.option("--key", default=None, help="What the note is about, like user.city.")
 @click.option("--importance", type=int, default=3, show_default=True)
+@click.option("--date", "day", default=None, help="The day it happened or will, YYYY-MM-DD.")
+@JSON
 @click.pass_obj
-def remember(ctx: Context, subject: str, text: str, kind: str, key: str | None, importance: int) -> None:
+def remember(
+    ctx: Context,
+    subject: str,
+    text: str,
+    kind: str,
+    key: str | None,
+    importance: int,
+    day: str | None,
+    as_json: bool,
+) -> None:
     """Keep one note about SUBJECT."""
     with ctx.open() as m:
+        happened = None
+        if day is not None:
+            happened = dates.noon(day, m.settings.zone)
+            if happened is None:
+                raise Refused(f"--date is a day like 2026-09-17, not {day!r}")
         try:
-            outcome, note = m.keep(subject, text, kind=kind, key=key, importance=importance, source="cli")
+            outcome, note = m.keep(
+                subject, text, kind=kind, key=key, importance=importance, happened_at=happened, source="cli"
+            )
         except MnemeError as err:
-            raise _fail(err) from err
-        click.echo(f"{outcome} #{note.id}" if note else outcome)
+            raise Refused(str(err)) from err
+        if as_json:
+            echo_json({"outcome": outcome, "note": asdict(note) if note else None})
+        else:
+            click.echo(f"{outcome} #{note.id}" if note else outcome)
 
 
 @main.command(name="notes")
 @click.argument("subject")
+@click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True, help="Only these kinds.")
+@JSON
 @click.pass_obj
-def list_notes(ctx: Context, subject: str) -> None:
+def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool) -> None:
     """SUBJECT's live notes, newest first."""
     with ctx.open() as m:
-        for note in m.notes(subject):
+        try:
+            found = m.notes(subject, kinds=kinds or None)
+        except MnemeError as err:
+            raise Refused(str(err)) from err
+        if as_json:
+            echo_json([asdict(note) for note in found])
+            return
+        for note in found:
             key = f" [{note.key}]" if note.key else ""
-            click.echo(
-                f"#{note.id} {dates.stamp(note.happened_at)} {note.kind} {note.importance}{key} {note.text}"
-            )
+            stamp = dates.stamp(note.happened_at, m.settings.zone)
+            click.echo(f"#{note.id} {stamp} {note.kind} {note.importance}{key} {note.text}")
 
 
 @main.command()
 @click.argument("subject")
 @click.argument("query")
 @click.option("--explain", is_flag=True, help="Say what was chosen and skipped, and why.")
+@click.option("--limit", type=int, default=6, show_default=True)
+@JSON
 @click.pass_obj
-def recall(ctx: Context, subject: str, query: str, explain: bool) -> None:
-    """What would be recalled for QUERY."""
+def recall(ctx: Context, subject: str, query: str, explain: bool, limit: int, as_json: bool) -> None:
+    """What would be recalled for QUERY (nothing is logged)."""
     with ctx.open() as m:
-        found = m.recall(subject, query, log=False)
-        if explain:
+        try:
+            found = m.recall(subject, query, limit=limit, log=False)
+        except MnemeError as err:
+            raise Refused(str(err)) from err
+        if as_json:
+            echo_json(
+                {
+                    "query": found.query,
+                    "tier": found.tier,
+                    "chosen": [
+                        {"note": asdict(r.note), "score": r.score, "why": r.why} for r in found.chosen
+                    ],
+                    "skipped": [{"id": note.id, "reason": reason} for note, reason in found.skipped],
+                }
+            )
+        elif explain:
             click.echo(found.explain())
         else:
             for chosen in found.chosen:
@@ -66,17 +110,21 @@ def recall(ctx: Context, subject: str, query: str, explain: bool) -> None:
 @main.command()
 @click.argument("subject")
 @click.argument("key")
+@JSON
 @click.pass_obj
-def history(ctx: Context, subject: str, key: str) -> None:
+def history(ctx: Context, subject: str, key: str, as_json: bool) -> None:
     """Every version of KEY, oldest first."""
     with ctx.open() as m:
         try:
             versions = m.history(subject, key)
         except MnemeError as err:
-            raise _fail(err) from err
+            raise Refused(str(err)) from err
+        if as_json:
+            echo_json([asdict(note) for note in versions])
+            return
         for note in versions:
             state = "live" if note.live else ("replaced" if note.superseded_by else "forgotten")
-            click.echo(f"#{note.id} {dates.stamp(note.created_at)} {state}: {note.text}")
+            click.echo(f"#{note.id} {dates.stamp(note.created_at, m.settings.zone)} {state}: {note.text}")
 
 
 @main.command()
@@ -85,12 +133,24 @@ def history(ctx: Context, subject: str, key: str) -> None:
 @click.option("--key", default=None)
 @click.pass_obj
 def forget(ctx: Context, subject: str, note_id: int | None, key: str | None) -> None:
-    """Hide one note, by --id or --key."""
+    """Hide one note, by --id or --key (it stays in the key's history until purge)."""
     with ctx.open() as m:
         try:
             click.echo(f"forgot {m.forget(subject, id=note_id, key=key)}")
         except MnemeError as err:
-            raise _fail(err) from err
+            raise Refused(str(err)) from err
+
+
+@main.command()
+@click.argument("subject", required=False)
+@click.pass_obj
+def purge(ctx: Context, subject: str | None) -> None:
+    """Erase hidden and replaced notes for good (everyone's, without SUBJECT)."""
+    with ctx.open() as m:
+        try:
+            click.echo(f"purged {m.purge(subject)} notes")
+        except MnemeError as err:
+            raise Refused(str(err)) from err
 
 
 @main.command()
@@ -98,11 +158,14 @@ def forget(ctx: Context, subject: str, note_id: int | None, key: str | None) -> 
 @click.option("--yes", is_flag=True, help="Really erase everything about SUBJECT.")
 @click.pass_obj
 def erase(ctx: Context, subject: str, yes: bool) -> None:
-    """Everything about SUBJECT, for good."""
+    """Everything about SUBJECT, for good: notes, history, mood, relationship, recall log."""
     if not yes:
-        raise click.UsageError("erase removes everything about a person for good: add --yes")
+        raise Refused("erase removes everything about a person for good: add --yes")
     with ctx.open() as m:
-        click.echo(f"erased {m.erase(subject)} notes")
+        try:
+            click.echo(f"erased {m.erase(subject)} notes")
+        except MnemeError as err:
+            raise Refused(str(err)) from err
 
 
 @main.command(name="export")
@@ -128,9 +191,9 @@ def import_(ctx: Context, file, with_config: bool) -> None:
     try:
         data = json.load(file)
     except json.JSONDecodeError as err:
-        raise click.ClickException(f"{file.name} is not JSON: {err}") from err
+        raise Refused(f"{file.name} is not JSON: {err}") from err
     with ctx.open() as m:
         try:
             click.echo(f"added {m.import_data(data, config=with_config)} notes")
         except MnemeError as err:
-            raise _fail(err) from err
+            raise Refused(str(err)) from err

@@ -16,13 +16,7 @@ import click
 from ..errors import MnemeError
 from ..memory.note import subject_of
 from ..tools import STYLES, specs
-from . import Context, main
-
-
-class Refused(click.ClickException):
-    """A refused command: its message on one line, exit code 2."""
-
-    exit_code = 2
+from . import Context, Refused, main
 
 
 @main.command(name="tools")
@@ -61,9 +55,7 @@ def mcp_(
         # without it.
         from .. import mcp_server
     except ImportError as err:
-        raise click.ClickException(
-            f"the MCP server needs the mcp extra: pip install 'mneme-bots[mcp]' ({err})"
-        ) from err
+        raise Refused(f"the MCP server needs the mcp extra: pip install 'mneme-bots[mcp]' ({err})") from err
     try:
         if subject is not None:
             subject = subject_of(subject)
@@ -88,7 +80,7 @@ def mcp_(
         except OSError as err:  # the address is taken or cannot be bound
             if not http:
                 raise
-            raise click.ClickException(f"cannot serve on {host}:{port}: {err}") from err
+            raise Refused(f"cannot serve on {host}:{port}: {err}") from err
 
 
 def _ready(url: str) -> None:
