@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import dates, text
 from ..errors import InvalidType, InvalidValue, describe
 from ..memory.note import KEY_LIMIT, KINDS, TEXT_LIMIT, key_of
 from ..messages import Words
 from ..mood import moods as mood_store
-
-if TYPE_CHECKING:
-    pass
-
 from .definitions import (
     ARGUMENTS_LIMIT,
     QUERY_LIMIT,
