@@ -526,6 +526,11 @@ class Mneme:
             mood_store.describe, self.space, subject_of(subject), self._now(), self.mood_settings, self.words
         )
 
+    async def adescribe_mood(self, subject: str) -> str:
+        return await self.store.aread(
+            mood_store.describe, self.space, subject_of(subject), self._now(), self.mood_settings, self.words
+        )
+
     def news(self, subject: str, *, mark: bool = True) -> str | None:
         """How the mood changed since the companion was last told, once; None when there is nothing new."""
         work = (
@@ -654,12 +659,10 @@ class Mneme:
 
     def notes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
         """A person's live notes, newest first (only the given kinds, if any)."""
-        if kinds is not None:
-            kinds = tuple(kinds)
-            wrong = [k for k in kinds if k not in KINDS]
-            if wrong:
-                raise InvalidValue(f"kinds are among {', '.join(KINDS)}, not {describe(wrong)}")
-        return self.store.read(notes.notes, self.space, subject_of(subject), kinds)
+        return self.store.read(notes.notes, self.space, subject_of(subject), _kinds(kinds))
+
+    async def anotes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
+        return await self.store.aread(notes.notes, self.space, subject_of(subject), _kinds(kinds))
 
     def history(self, subject: str, key: str) -> list[Note]:
         """Every version of a key, replaced and forgotten ones included, oldest first."""
@@ -714,6 +717,17 @@ class Mneme:
         if config:
             self.config.import_rows(data.get("config") or [])  # opt-in: prompts are instructions to models
         return added
+
+
+def _kinds(kinds: object) -> tuple[str, ...] | None:
+    if kinds is None:
+        return None
+    if isinstance(kinds, str) or not isinstance(kinds, tuple | list):
+        raise InvalidType(f"kinds are a list of kinds like ['fact', 'plan'], not {describe(kinds)}")
+    wrong = [k for k in kinds if k not in KINDS]
+    if wrong:
+        raise InvalidValue(f"kinds are among {', '.join(KINDS)}, not {describe(wrong)}")
+    return tuple(kinds)
 
 
 def _terms_version(conn: Any) -> str | None:

@@ -43,9 +43,20 @@ def chat(ctx: Context, model: str | None, persona: str | None, user_name: str | 
 @click.argument("adapters", nargs=-1, required=True)
 @click.option("--model", default=None, help="A model provider's name (see `mneme plugins`).")
 @click.option("--persona", default=None, help="Who the companion is (default: companion.persona).")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The companion's TOML config (as the group's --config).",
+)
 @click.pass_obj
-def run(ctx: Context, adapters: tuple[str, ...], model: str | None, persona: str | None) -> None:
+def run(
+    ctx: Context, adapters: tuple[str, ...], model: str | None, persona: str | None, config_file: str | None
+) -> None:
     """Start a whole bot with the named adapters (e.g. `mneme run discord telegram --config bot.toml`)."""
+    if config_file is not None:
+        ctx.config = config_file
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with ctx.open() as m:
         settings = RunnerSettings(

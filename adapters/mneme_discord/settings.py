@@ -1,0 +1,142 @@
+"""The Discord adapter's settings: the `[adapters.discord]` table, and how a drop-in cog finds its engine.
+
+    [adapters.discord]
+    token = { "$env" = "DISCORD_TOKEN" }    # `mneme run discord` only; a loaded cog uses its host's login
+    respond_in = ["dm", "mention", "reply"] # the default: works without the message content intent
+    channels = []                           # server channel ids to answer in; empty: every channel
+    answer = true                           # false: the host bot calls prompt_for/observe itself
+    names = []                              # with "name" in respond_in: words that address the bot
+    message_content = false                 # `mneme run discord`: ask for the privileged intent
+
+Where the cog answers (`respond_in`): "dm" direct messages; "mention" server messages that mention the bot
+(or its own role), never through @everyone or @here; "reply" server messages that reply to one of the bot's;
+"name" server messages naming the bot (its name, or one of `names`); "all" every server message in the
+channels allowed. "name" and "all" read what people write in servers, which Discord sends a bot only with
+the privileged message content intent (a direct message, a mention and a reply to the bot carry it anyway).
+
+A drop-in cog opens its own engine unless the host hands it one (`bot.mneme`), from the environment the
+`mneme` command reads too: `MNEME_DB` (the file), `MNEME_SPACE`, `MNEME_CONFIG` (a TOML file, taken the
+first time the file meets the space), plus `MNEME_MODEL` (a model provider's name; default: the first one
+configured, else the offline stand-in), `MNEME_PERSONA` (default: `companion.persona`) and
+`MNEME_DISCORD_CHANNELS` (comma-separated ids, over the table's `channels`).
+
+Nothing here imports discord.py: listing plugins must work without the `discord` extra.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mneme_core.errors import InvalidType, InvalidValue, describe
+
+__all__ = ["PLACES", "DiscordSettings", "Opening"]
+
+PLACES = ("dm", "mention", "reply", "name", "all")
+DEFAULT_PLACES = ("dm", "mention", "reply")
+TABLE = "adapters.discord"
+KNOWN = frozenset({"token", "respond_in", "channels", "answer", "names", "message_content"})
+
+
+def _id(key: str, value: object) -> str:
+    """A Discord id as its decimal string (ids exceed 32 bits; TOML may hold them as numbers or strings)."""
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit():
+        raise InvalidValue(f"{TABLE}.{key} holds Discord ids (digits), not {describe(value)}")
+    return str(value).strip()
+
+
+def _strings(key: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InvalidType(f"{TABLE}.{key} is a list, not {describe(value)}")
+    return tuple(value)
+
+
+def _flag(key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidType(f"{TABLE}.{key} is true or false, not {describe(value)}")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiscordSettings:
+    """The checked `[adapters.discord]` table (the token stays a reference there: see `token_of`)."""
+
+    respond_in: tuple[str, ...] = DEFAULT_PLACES
+    channels: frozenset[str] = frozenset()
+    answer: bool = True
+    names: tuple[str, ...] = ()
+    message_content: bool = False
+
+    def __post_init__(self) -> None:
+        wrong = [place for place in self.respond_in if place not in PLACES]
+        if wrong:
+            raise InvalidValue(
+                f"{TABLE}.respond_in is a list of {', '.join(PLACES)}, not {describe(list(self.respond_in))}"
+            )
+        for name in self.names:
+            if not isinstance(name, str) or not name.strip() or "\n" in name:
+                raise InvalidValue(f"{TABLE}.names is a list of one-line words, not {describe(name)}")
+
+    @classmethod
+    def from_table(
+        cls, table: Mapping[str, Any] | None, environ: Mapping[str, str] | None = None
+    ) -> DiscordSettings:
+        """The settings of a table (`mneme_core.config.Config.table("adapters.discord")`); an unknown key is
+        refused, naming the known ones. `MNEME_DISCORD_CHANNELS` in `environ`, if set, wins for channels."""
+        if table is not None and not isinstance(table, Mapping):
+            raise InvalidType(f"{TABLE} is a table, not {describe(table)}")
+        table = dict(table or {})
+        unknown = sorted(set(table) - KNOWN)
+        if unknown:
+            raise InvalidValue(
+                f"{TABLE} has no setting {', '.join(unknown)}; it knows {', '.join(sorted(KNOWN))}"
+            )
+        options: dict[str, Any] = {}
+        if "respond_in" in table:
+            options["respond_in"] = tuple(dict.fromkeys(_strings("respond_in", table["respond_in"])))
+        channels = table.get("channels", ())
+        listed = (environ or {}).get("MNEME_DISCORD_CHANNELS")
+        if listed is not None:
+            channels = [part for part in listed.replace(" ", ",").split(",") if part]
+        options["channels"] = frozenset(_id("channels", c) for c in _strings("channels", channels))
+        if "names" in table:
+            options["names"] = _strings("names", table["names"])
+        for key in ("answer", "message_content"):
+            if key in table:
+                options[key] = _flag(key, table[key])
+        return cls(**options)
+
+    def answers_in(self, channel_id: str, parent_id: str | None = None) -> bool:
+        """Whether a server channel (or a thread of it) is one the bot answers in."""
+        return not self.channels or channel_id in self.channels or parent_id in self.channels
+
+    @property
+    def reads_servers(self) -> bool:
+        """Whether answering needs what people write in servers (the message content intent)."""
+        return "all" in self.respond_in or "name" in self.respond_in
+
+
+@dataclass(frozen=True, kw_only=True)
+class Opening:
+    """Where a drop-in cog's engine is, and which model and persona it uses (see the module docstring)."""
+
+    db: str = "mneme.db"
+    space: str = "default"
+    config: str | None = None
+    provider: str | None = None
+    persona: str | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Opening:
+        env = os.environ if environ is None else environ
+        return cls(
+            db=env.get("MNEME_DB") or "mneme.db",
+            space=env.get("MNEME_SPACE") or "default",
+            config=env.get("MNEME_CONFIG") or None,
+            provider=env.get("MNEME_MODEL") or None,
+            persona=env.get("MNEME_PERSONA"),
+            environ=dict(env),
+        )
