@@ -450,13 +450,13 @@ class Runner:
                 log.info("adapter %s started", adapter.name)
             await self._stop.wait()
         finally:
-            self._closing = True
+            # Finish what was taken first, while the adapters can still deliver the replies; then stop them.
+            await self.aclose()
             for adapter in reversed(started):
                 try:
                     await adapter.stop()
                 except Exception as err:  # an adapter boundary: stopping the others matters more
                     log.warning("stopping adapter %s failed: %s", adapter.name, err)
-            await self.aclose()
             await self.plugins.ashutdown(self.mneme)
             for number in handled:
                 loop.remove_signal_handler(number)

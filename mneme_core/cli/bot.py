@@ -10,6 +10,7 @@ import click
 
 from ..console import achat
 from ..demo import ademo
+from ..errors import MnemeError
 from ..plugins import PluginError, describe, make_manager
 from ..runner import RunnerSettings, run_bot
 from . import Context, Refused, main
@@ -64,7 +65,7 @@ def run(
         )
         try:
             asyncio.run(run_bot(m, adapters, provider=model, settings=settings, plugins=m.plugins))
-        except PluginError as err:
+        except MnemeError as err:  # a plugin that cannot start, a missing token: one line, not a traceback
             raise Refused(str(err)) from err
 
 

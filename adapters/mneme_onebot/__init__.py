@@ -1,0 +1,38 @@
+"""WeChat and QQ for Mneme: a OneBot v11/v12 adapter (`mneme run onebot`).
+
+Personal WeChat and QQ are reached through bridges (NapCat, LLOneBot, Lagrange for QQ; OneBot bridges for
+WeChat) that speak OneBot. This adapter is the server they connect to by reverse WebSocket (or push events
+to by HTTP POST); see `examples/onebot_bridge.md` for pointing a bridge at it.
+
+Registered through the entry-point group `mneme` (`onebot = "mneme_onebot"`), like a third party's
+plugin; installed with the `onebot` extra (aiohttp). aiohttp is imported only when the adapter starts, so
+listing plugins works without it.
+
+Modules: `cqcode` (the string form of messages), `events` (events as values), `actions` (echo-matched
+actions and bridges across reconnections), `server` (aiohttp), `settings`, `adapter`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme_core import hookimpl
+
+from .actions import ActionError, ActionFailed, ActionTimeout
+from .adapter import OneBotAdapter, Route
+from .settings import Settings
+
+__all__ = [
+    "ActionError",
+    "ActionFailed",
+    "ActionTimeout",
+    "OneBotAdapter",
+    "Route",
+    "Settings",
+    "register_adapters",
+]
+
+
+@hookimpl
+def register_adapters(register: Any) -> None:
+    register(OneBotAdapter)
