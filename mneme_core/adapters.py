@@ -124,6 +124,9 @@ class Adapter:
     name: ClassVar[str] = "adapter"
     limit: ClassVar[int] = 2000
     """The longest message the platform takes, in characters; longer replies are split (`split_reply`)."""
+    send_timeout: ClassVar[float | None] = None
+    """How long one part may take to send, if not the runner's `send_timeout` (a platform that asks the
+    bot to wait out a flood limit needs longer)."""
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         if settings is not None and not isinstance(settings, Mapping):

@@ -328,7 +328,8 @@ class Runner:
         sent: list[str] = []
         for part in parts:
             try:
-                await asyncio.wait_for(adapter.send(incoming, part), self.settings.send_timeout)
+                limit = adapter.send_timeout or self.settings.send_timeout
+                await asyncio.wait_for(adapter.send(incoming, part), limit)
             except Exception as err:  # an adapter boundary: the platform refused or timed out
                 error = f"{type(err).__name__}: {err}"
                 log.warning("sending a reply to %s through %s failed: %s", subject, adapter.name, error)
