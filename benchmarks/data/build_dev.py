@@ -27,7 +27,7 @@ LABEL = re.compile(r"\s+#([\w-]+)\s*$")
 
 
 def locomo_date(stamp: str) -> str:
-    """"2023-05-08 13:56" as LoCoMo writes it: "1:56 pm on 8 May, 2023"."""
+    """ "2023-05-08 13:56" as LoCoMo writes it: "1:56 pm on 8 May, 2023"."""
     t = datetime.strptime(stamp, "%Y-%m-%d %H:%M")
     return f"{t.hour % 12 or 12}:{t.minute:02d} {'am' if t.hour < 12 else 'pm'} on {t.day} {t:%B}, {t.year}"
 
@@ -53,7 +53,9 @@ def parse(path: Path) -> dict:
             if missing:
                 raise SystemExit(f"{path.name}:{number}: unknown labels {missing}")
             ids = [labels[e.strip()] for e in evidence.split(",")]
-            qa.append({"question": question, "answer": answer, "evidence": ids, "category": CATEGORIES[category]})
+            qa.append(
+                {"question": question, "answer": answer, "evidence": ids, "category": CATEGORIES[category]}
+            )
         else:
             speaker, said = line.split(":", 1)
             if speaker not in speakers:

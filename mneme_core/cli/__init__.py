@@ -20,6 +20,23 @@ from ..mneme import Mneme
 log = logging.getLogger(__name__)
 
 
+class OneLine(logging.Formatter):
+    """Log lines for a person at a terminal: the message alone, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "mneme: " + record.getMessage()
+
+
+def quiet_logging() -> None:
+    """Warnings as one line each on stderr, unless the host configured logging itself."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(OneLine())
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
+
+
 class Refused(click.ClickException):
     """A command that cannot do what it was asked: its message on one line, exit code 2."""
 
@@ -55,6 +72,7 @@ class Commands(click.Group):
         if self._plugged:
             return
         self._plugged = True
+        quiet_logging()
         from ..plugins import PluginError, make_manager  # the manager loads plugins: only when needed
 
         try:

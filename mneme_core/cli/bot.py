@@ -58,7 +58,14 @@ def run(
     """Start a whole bot with the named adapters (e.g. `mneme run discord telegram --config bot.toml`)."""
     if config_file is not None:
         ctx.config = config_file
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A bot's log, not a person's terminal: every line timed, tracebacks kept.
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in root.handlers or [logging.StreamHandler()]:
+        handler.setLevel(logging.INFO)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        if handler not in root.handlers:
+            root.addHandler(handler)
     with ctx.open() as m:
         settings = RunnerSettings(
             persona=persona if persona is not None else m.config.get("companion.persona") or ""

@@ -3,15 +3,18 @@
 Models differ a lot here: one model's unrelated sentences sit near 0.0, a static model's near 0.4. A
 similarity counts as evidence only above the floor, scaled to 0..1 between the floor and 1.
 
-- First, on the bundled set below: short pairs about one topic ("related") and pairs about two topics
-  ("unrelated"), in English, Chinese and across the two (one batch of some 80 short texts). The floor is the
-  midpoint between the related pairs' first quartile and the unrelated pairs' 95th percentile when the two
-  medians are at least 0.1 apart; otherwise the model cannot tell them apart on this set, and `DEFAULT`.
-- Then, once the file holds `FILE_MIN` vectors of the model, and again each time they double: from the
-  file's own notes, the 95th percentile of the similarity of random pairs of notes (a person's notes are
-  mostly about different things, so this is what "unrelated" looks like in this file for this model),
-  moved at most `SHIFT` from the bundled measure, so a file of one topic cannot push the floor to nothing.
-An embedder given `floor=` is never measured.
+Two measures, for the two ways similarity is taken (see `vectors`):
+- A person with `vectors.CENTER_MIN` vectors or more is searched with their mean direction taken out, and
+  the floor is measured there, on their own notes, each time their matrix is rebuilt: the 95th percentile of
+  the similarity of pairs of their notes (a person's notes are mostly about different things, so this is
+  what chance alone reaches for this model on this person's notes).
+- A person with fewer is searched by plain cosine, with the embedder's floor: given (`floor=`), or measured
+  once per file on the bundled set below (short pairs about one topic, "related", and pairs about two,
+  "unrelated", in English, Chinese and across the two; one batch of 40 short texts): the midpoint between
+  the related pairs' first quartile and the unrelated pairs' 95th percentile when the two medians are at
+  least 0.1 apart, else `DEFAULT`. Once the file holds `FILE_MIN` vectors of the model, and at each
+  doubling, it is measured again on a sample of the file's notes (95th percentile of their pairs), moved at
+  most `SHIFT` from the bundled measure. It is kept in the file (`embedders.floor`).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
@@ -73,7 +74,9 @@ class Embeddings:
         if name is None:
             name = f"custom:{getattr(function, '__qualname__', type(function).__name__)}"
         if not isinstance(name, str) or not name.strip() or len(name) > 200:
-            raise InvalidValue(f"an embedder's name is a short string like 'ollama:bge-m3', not {describe(name)}")
+            raise InvalidValue(
+                f"an embedder's name is a short string like 'ollama:bge-m3', not {describe(name)}"
+            )
         if floor is not None and not (isinstance(floor, int | float) and -1.0 < floor < 1.0):
             raise InvalidValue(f"floor is a similarity between -1 and 1, not {describe(floor)}")
         if dimensions is not None and (isinstance(dimensions, bool) or not isinstance(dimensions, int)):
@@ -93,7 +96,7 @@ class Embeddings:
         return f"Embeddings({self.name!r})"
 
     async def embed(self, texts: Sequence[str]) -> Any:
-        """Vectors for `texts`, checked and normalised, within `timeout` (for a query, on the caller's loop)."""
+        """Vectors for `texts`, checked and normalised, within `timeout` (a query, on the caller's loop)."""
         texts = list(texts)
         try:
             if inspect.iscoroutinefunction(self.function):
@@ -122,6 +125,9 @@ class Embeddings:
                 except TimeoutError as err:
                     future.cancel()
                     raise EmbeddingError(f"{self.name} took longer than {self.timeout * 4:g} s") from err
+            elif _running_here():  # plain code called from async code: a loop of its own, on a thread
+                with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mneme-embed-run") as pool:
+                    result = pool.submit(asyncio.run, _awaited(result)).result()
             else:
                 result = asyncio.run(_awaited(result))
         return self.check(texts, result)
@@ -153,6 +159,14 @@ class Embeddings:
 
 async def _awaited(result: Any) -> Any:
     return await result
+
+
+def _running_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -206,7 +206,7 @@ class Meaning:
         found = self.store.read(store_vectors.embedder_id, self.name)
         if found is None:
             return
-        eid, dims, stored, measured_at = found
+        eid, _dims, stored, measured_at = found
         total = self.store.read(store_vectors.count, eid)
         if stored is not None and total < max(calibrate.FILE_MIN, 2 * measured_at):
             self._floor = stored if measured_at else (self._floor or stored)
@@ -218,7 +218,9 @@ class Meaning:
             matrix = np.stack([np.frombuffer(b, dtype="<f4") for b in blobs])
             self._floor = calibrate.file_floor(matrix, around)
             self.store.write(store_vectors.set_floor, eid, self._floor, total)
-            log.info("floor of %s measured on %d of the file's notes: %.3f", self.name, len(blobs), self._floor)
+            log.info(
+                "floor of %s measured on %d of the file's notes: %.3f", self.name, len(blobs), self._floor
+            )
         elif stored is None:
             self.store.write(store_vectors.set_floor, eid, around, 0)
 
@@ -283,6 +285,11 @@ class Meaning:
             if self._floor is None and found[2] is not None:
                 self._floor = found[2]
         return self._eid, self._dims
+
+    def drop(self, subject_id: int) -> None:
+        """A person is being erased: their vectors leave memory too (the file's go with their notes)."""
+        if self._index is not None:
+            self._index.drop(subject_id)
 
     def placed(self, tier: str) -> None:
         self.counts[tier] += 1

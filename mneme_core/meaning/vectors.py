@@ -27,7 +27,8 @@ from .embeddings import numpy
 
 
 def embedder_id(conn: sqlite3.Connection, name: str) -> tuple[int, int, float | None, int] | None:
-    """(id, dimensions, floor, vectors when the floor was measured) of a named embedder, if the file has it."""
+    """(id, dimensions, floor, vectors when the floor was measured) of a named embedder, if the file has
+    it."""
     row = conn.execute(
         "select id, dimensions, floor, floor_vectors from embedders where name = ?", (name,)
     ).fetchone()
@@ -102,7 +103,8 @@ def store_vectors(
     for note_id, sid, blob in rows:
         if note_id in live:
             conn.execute(
-                "insert or replace into vectors(note_id, embedder_id, subject_id, vector) values (?, ?, ?, ?)",
+                "insert or replace into vectors(note_id, embedder_id, subject_id, vector) "
+                "values (?, ?, ?, ?)",
                 (note_id, eid, sid, blob),
             )
             written += 1
@@ -128,6 +130,7 @@ def sample(conn: sqlite3.Connection, eid: int, size: int) -> list[bytes]:
 
 CENTER_MIN = 30  # below this many vectors a person's mean direction is too noisy to take out
 FLOOR_SAMPLE = 300
+FLOOR_QUANTILE = 0.95  # of random pairs of a person's notes: what chance alone reaches
 
 
 @dataclass
@@ -151,7 +154,7 @@ class _Matrix:
         step = max(1, len(self.ids) // FLOOR_SAMPLE)
         sample = self.centered[::step][:FLOOR_SAMPLE]
         sims = sample @ sample.T
-        self.floor = float(np.quantile(sims[np.triu_indices(len(sample), k=1)], 0.95))
+        self.floor = float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
 
 
 class VectorIndex:
@@ -209,6 +212,11 @@ class VectorIndex:
         with self._lock:
             self._cache[(eid, sid)] = made
         return made
+
+    def drop(self, sid: int) -> None:
+        with self._lock:
+            for key in [key for key in self._cache if key[1] == sid]:
+                del self._cache[key]
 
     def similar(
         self, conn: sqlite3.Connection, eid: int, sid: int, query: Any, floor: float

@@ -6,14 +6,28 @@ notes still counts a little, so asking about what a person mostly talks about st
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
 characters, a lone common character is not evidence).
 
-Score. `evidence x (0.5 + 0.5 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`, computed
-inside SQLite over the postings of the query's terms. Freshness breaks near ties between comparable
-evidence; it must not overturn a clear difference in it: a person asking about a thing from months ago
-means that thing, so a note that has faded completely keeps half its score (`FADED`; the reference keeps a
-quarter, and on the retrieval benchmark an old turn that answers the question lost to fresh small talk). A very common term contributes the postings of its
-newest notes only (the whole recall reads at most `POSTINGS` merged postings, plus those of the few newest
-notes not merged yet, see `index`), so the cost of a query is bounded
-however long the history grows, and the rare terms, which carry the evidence, are always read in full.
+Score. `evidence x (0.5 + 0.5 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
+breaks near ties between comparable evidence; it must not overturn a clear difference in it: a person asking
+about a thing from months ago means that thing, so a note that has faded completely keeps half its score
+(`FADED`; the reference keeps a quarter, and on the retrieval benchmark an old turn that answered the
+question lost to fresh small talk). Word evidence is summed inside SQLite over the postings of the query's
+terms. A very common term contributes the postings of its newest notes only (the whole recall reads at most
+`POSTINGS` merged postings, plus those of the few newest notes not merged yet, see `index`), so the cost of
+a query is bounded however long the history grows, and the rare terms, which carry the evidence, are always
+read in full.
+
+Meaning. When the meaning tier placed the query (`arecall`, `aprompt` with an embedder, see
+`mneme_core.meaning`), the notes most similar to it join the candidates, and a note's evidence is its word
+evidence plus `SIMILAR x scale x (similarity - floor) / (1 - floor)` when its similarity is above the floor,
+`scale` being the best word match's evidence (or, when words found little, that of a word found in one note
+only). So meaning and words are on one scale whatever the query's length, and a note as similar as can be
+counts half as much as the best word match. The floor is the higher of the embedder's floor for this person
+(see `mneme_core.meaning.calibrate`) and, with 30 notes or more, `QUERY_Z` standard deviations above the
+mean of the query's similarity to all of them: similarity says something only where it stands out from
+what this query reaches by chance, so a model that places a query badly adds (almost) nothing rather than
+noise. Both were chosen so that on the retrieval benchmark's dev set no embedder at hand made recall worse
+than words alone (`benchmarks/retrieval.py`). The same weak cut, score
+and selection follow; "why" says "similar 0.62", or "matched: cat, similar 0.55" for both.
 
 Selection fills `limit` notes and `budget` characters (the first note may exceed the budget): pinned notes
 (importance 5, newest first) take at most a third of the slots while anything matches, so they can never
@@ -50,6 +64,10 @@ MAX_TERMS = 32  # the rarest terms of a long query; the others add little eviden
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
 DAY = 86400.0
+# A note is similar to the query only where it stands out from the query's similarity to all of the
+# person's notes: above their mean by this many standard deviations (some 6 in 1000 notes by chance alone).
+QUERY_Z = 2.5
+SIMILAR = 0.5  # what the most similar note possible counts, as a share of the best word match
 
 
 @dataclass(frozen=True)
@@ -213,7 +231,7 @@ def _matches(
     terms_of = [term for _id, term, _df, _take in shares]
     # A note as similar as can be counts as much as the best word match (or, when words found little,
     # as a word found in one note only): meaning and words on one scale, whatever the query's length.
-    scale = max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
+    scale = SIMILAR * max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
     matches = []
     for note_id in ids:
         note = rows.get(note_id)
@@ -245,8 +263,10 @@ def _similar(
     ids, sims, floor = placed.similar(conn, sid)
     if not len(ids):
         return {}, floor
+    if len(ids) >= 30:
+        floor = max(floor, float(sims.mean() + QUERY_Z * sims.std()))
     found: dict[int, float] = {}
-    top = sims.argsort()[::-1][:k] if len(ids) > k else range(len(ids))
+    top = sims.argpartition(len(ids) - k)[len(ids) - k :] if len(ids) > k else range(len(ids))
     for i in top:
         if sims[i] > floor:
             found[int(ids[i])] = float(sims[i])

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mneme_core.hookspecs import hookimpl
 from mneme_core.meaning import Embeddings
 
 __all__ = ["DEFAULT_MODEL", "LocalEmbeddings", "register_embedders"]
@@ -48,7 +49,9 @@ class LocalEmbeddings(Embeddings):
         self._load_lock = threading.Lock()
         label = self.model_path.rstrip("/").rsplit("/", 2)
         short = "/".join(label[-2:]) if not self.model_path.startswith(("/", ".")) else label[-1]
-        super().__init__(self.encode, name=name or f"model2vec:{short}", floor=floor, timeout=timeout, batch=batch)
+        super().__init__(
+            self.encode, name=name or f"model2vec:{short}", floor=floor, timeout=timeout, batch=batch
+        )
 
     @property
     def model(self) -> Any:
@@ -70,10 +73,7 @@ class LocalEmbeddings(Embeddings):
         return self.model.encode(list(texts), show_progress_bar=False)
 
 
+@hookimpl
 def register_embedders(register: Any) -> None:
-    """For the `register_embedders` hook: the multilingual default under the name "local".
-
-    (Decorated with `hookimpl` once the plugin framework declares that hook; until then the core's
-    `mneme_core.meaning.register_embedder` is the registry, and `register_embedders(register_embedder)`
-    registers it by hand.)"""
-    register(LocalEmbeddings, name="local", plugin="mneme_embed")
+    """The multilingual default, by the name "local" (loaded on first use, never at start-up)."""
+    register(LocalEmbeddings, name="local")

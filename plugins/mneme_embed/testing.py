@@ -9,6 +9,7 @@ on English text, and Chinese is known to them only through LLaMA's character tok
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -34,8 +35,6 @@ def shipped_test_model(cache: str | os.PathLike[str] | None = None) -> Path:
     model = StaticModel(vectors=vectors.astype(np.float32), tokenizer=tokenizer, normalize=True)
     partial = root / f"{FOLDER}.{os.getpid()}"
     model.save_pretrained(str(partial))
-    try:
+    with contextlib.suppress(OSError):  # another process made it first
         partial.rename(folder)
-    except OSError:  # another process made it first
-        pass
     return folder

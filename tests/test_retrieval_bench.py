@@ -1,0 +1,81 @@
+"""The retrieval benchmark's own parts: its dev set, the LoCoMo layout it reads, and its scoring."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH / "data"))
+
+import build_dev  # noqa: E402
+import retrieval  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def dev() -> list[dict]:
+    return json.loads((BENCH / "data" / "dev.json").read_text(encoding="utf-8"))
+
+
+def test_the_dev_set_is_built_from_its_sources(dev):
+    built = [build_dev.parse(p) for p in sorted((BENCH / "data").glob("dev_*.txt"))]
+    assert built == dev
+
+
+def test_the_dev_set_is_in_the_locomo_layout_with_english_and_chinese(dev):
+    assert {s["sample_id"] for s in dev} >= {"dev-en-1", "dev-zh-1"}
+    for sample in dev:
+        conv = sample["conversation"]
+        assert {"speaker_a", "speaker_b"} <= set(conv)
+        turns = retrieval.turns_of(sample)
+        ids = {dia_id for dia_id, _text, _when in turns}
+        assert len(turns) >= 180
+        assert 50 <= len(sample["qa"]) <= 100
+        assert {q["category"] for q in sample["qa"]} == {1, 2, 3, 4}
+        for q in sample["qa"]:
+            assert q["evidence"] and set(q["evidence"]) <= ids
+        assert all(
+            re.fullmatch(r"\d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}", conv[k])
+            for k in conv
+            if k.endswith("_date_time")
+        )
+
+
+def test_locomo_dates_and_packed_evidence_are_read():
+    assert retrieval.parse_when("1:56 pm on 8 May, 2023") < retrieval.parse_when("10:12 am on 9 May, 2023")
+    assert retrieval.evidence_of({"evidence": ["D8:6; D9:17", "D1:3"]}) == ["D8:6", "D9:17", "D1:3"]
+    sample = {
+        "conversation": {
+            "speaker_a": "A",
+            "speaker_b": "B",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "look", "blip_caption": "a cat"}],
+        },
+        "qa": [{"question": "q", "answer": "a", "evidence": [], "category": 5}],
+    }
+    assert retrieval.turns_of(sample)[0][1] == "A: look [shares a photo: a cat]"
+    assert retrieval.questions_of(sample) == []  # no evidence, nothing to score
+
+
+def test_evidence_recall_is_the_share_of_evidence_turns_found():
+    holds = {1: ["D1:1"], 2: ["D1:2", "D1:5"]}
+    assert retrieval.score([2], holds, ["D1:1", "D1:5"]) == 0.5
+    assert retrieval.score([1, 2], holds, ["D1:1", "D1:5"]) == 1.0
+
+
+def test_words_and_fts5_run_on_the_dev_set(dev, tmp_path):
+    sample = [s for s in dev if s["sample_id"] == "dev-en-1"]
+    words = retrieval.summary(
+        {"engine": "words", "rows": retrieval.run_engine("words", sample, str(tmp_path))}
+    )
+    fts5 = retrieval.summary({"engine": "fts5", "rows": retrieval.run_fts5(sample)})
+
+    assert words["n"] == fts5["n"] == len(sample[0]["qa"])
+    assert 0.0 < fts5["overall@6"] <= fts5["overall@10"] <= 1.0
+    assert words["overall@6"] <= words["overall@10"]
+    assert words["overall@10"] > fts5["overall@10"]  # a floor the engine keeps on its own dev set
