@@ -21,18 +21,19 @@ from dataclasses import replace
 from typing import Any
 
 from . import relations, text, tools, transfer
+from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
-from .decide import Chain, Prompt, run
+from .decide import Chain, Prompt
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .meaning import Meaning, Placed, as_embedder
 from .memory import index, notes
-from .memory.note import KINDS, Note, NoteFields, key_of, subject_of
+from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
-from .mood import Change, MoodEvent, MoodSettings, MoodState
+from .mood import MoodSettings
 from .mood import moods as mood_store
-from .observe import Observation, Observer
+from .observe import Observer
 from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, who
 from .relations import RelationSettings, Relationship, Role
@@ -42,20 +43,13 @@ Complete = Callable[[str, str], "str | Awaitable[str]"]
 VETOED = "vetoed"
 
 
-def _positive(name: str, value: object, allow_zero: bool = True) -> int:
-    low = 0 if allow_zero else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidValue(f"{name} is a whole number of {low} or more, not {describe(value)}")
-    return value
-
-
 def _query(value: object) -> str:
     if not isinstance(value, str):
         raise InvalidType(f"a query must be a string, not {type(value).__name__}")
     return text.clean(value)
 
 
-class Mneme:
+class Mneme(CompanionVerbs):
     """Memory for one companion (a space) in one SQLite file.
 
     `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
@@ -315,10 +309,10 @@ class Mneme:
             space=self.space,
             subject=subject_of(subject),
             query=_query(query),
-            limit=_positive("limit", limit),
-            budget=_positive("budget", budget),
-            important=_positive("important", important),
-            recent=_positive("recent", recent),
+            limit=count_of("limit", limit),
+            budget=count_of("budget", budget),
+            important=count_of("important", important),
+            recent=count_of("recent", recent),
             now=self._now(),
             half_life_days=self.settings.half_life_days,
         )
@@ -445,172 +439,13 @@ class Mneme:
     def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
         return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
 
-    # -- observing ------------------------------------------------------------------------------------
-
-    async def aobserve(
-        self,
-        subject: str,
-        exchange: Any,
-        *,
-        source: str = "user",
-        user_name: str = "the user",
-        complete: Complete | None = None,
-        mood: bool = True,
-        capture: bool = True,
-        gate: float = 0.5,
-    ) -> Observation:
-        """After a reply: one judgement of how the mood moved and whether anything is worth keeping;
-        the note writer keeps what is (see `mneme_core.observe`)."""
-        return await self.observer.observe(
-            subject,
-            exchange,
-            source=source,
-            user_name=user_name,
-            complete=complete,
-            mood=mood,
-            capture=capture,
-            gate=gate,
-        )
-
-    def observe(self, subject: str, exchange: Any, **options: Any) -> Observation:
-        return run(lambda: self.aobserve(subject, exchange, **options))
-
-    async def acapture(
-        self, subject: str, exchange: Any, *, user_name: str = "the user", complete: Complete | None = None
-    ) -> list[Note]:
-        """Keep notes from an exchange without judging the mood."""
-        return await self.observer.capture(subject, exchange, user_name=user_name, complete=complete)
-
-    def capture(self, subject: str, exchange: Any, **options: Any) -> list[Note]:
-        return run(lambda: self.acapture(subject, exchange, **options))
-
-    async def areflect(
-        self, subject: str, *, user_name: str = "the user", limit: int = 60, complete: Complete | None = None
-    ) -> str | None:
-        """Rewrite the short profile card shown above the notes (once a day is plenty)."""
-        _positive("limit", limit, allow_zero=False)
-        return await self.observer.reflect(subject, user_name=user_name, limit=limit, complete=complete)
-
-    def reflect(self, subject: str, **options: Any) -> str | None:
-        return run(lambda: self.areflect(subject, **options))
-
-    async def _filtered(self, subject: str, written: list[NoteFields]) -> list[NoteFields]:
-        """Model-written notes on their way in: plugins may veto or rewrite each (`filter_note`)."""
-        if not self._filtering:
-            return written
-        kept = []
-        for fields in written:
-            passed = await self.plugins.afilter_note(self, subject, fields)
-            if passed is not None:
-                kept.append(passed)
-        return kept
-
-    def report(self) -> dict[str, Any]:
-        """What each decision tier answered, abstained on or failed, and what observe did."""
-        found = {"decisions": self.decider.report(), "observe": self.observer.report()}
-        if self.meaning is not None:
-            found["meaning"] = self.meaning.report()
-        return found
-
-    # -- mood and relationships ---------------------------------------------------------------------
-
-    def mood(self, subject: str) -> MoodState:
-        """How the companion feels about a person now (decay computed on read)."""
-        return self.store.read(
-            mood_store.state, self.space, subject_of(subject), self._now(), self.mood_settings
-        )
-
-    def describe_mood(self, subject: str) -> str:
-        """One line: "Mood 74/100 (good); feeling: aching for them 31"."""
-        return self.store.read(
-            mood_store.describe, self.space, subject_of(subject), self._now(), self.mood_settings, self.words
-        )
-
-    async def adescribe_mood(self, subject: str) -> str:
-        return await self.store.aread(
-            mood_store.describe, self.space, subject_of(subject), self._now(), self.mood_settings, self.words
-        )
-
-    def news(self, subject: str, *, mark: bool = True) -> str | None:
-        """How the mood changed since the companion was last told, once; None when there is nothing new."""
-        work = (
-            mood_store.news,
-            self.space,
-            subject_of(subject),
-            self._now(),
-            self.mood_settings,
-            self.words,
-            mark,
-        )
-        return self.store.write(*work) if mark else self.store.read(*work)
-
-    def feel(
-        self,
-        subject: str,
-        *,
-        delta: float = 0.0,
-        emotions: dict[str, float] | None = None,
-        reason: str = "",
-        confidence: float = 1.0,
-        source: str = "manual",
-        judge: str = "manual",
-    ) -> MoodEvent | None:
-        """Move the mood by hand, under the same guardrails as a judged exchange."""
-        change = Change(
-            delta=delta,
-            emotions=emotions or {},
-            reason=reason,
-            confidence=confidence,
-            source=source,
-            judge=judge,
-        )
-        subject = subject_of(subject)
-        return self.store.write(
-            mood_store.apply, self.space, subject, change, self._now(), self.mood_settings
-        )
-
-    def mood_timeline(self, subject: str, limit: int = 40) -> list[MoodEvent]:
-        """The mood's changes, newest first."""
-        return self.store.read(
-            mood_store.timeline, self.space, subject_of(subject), _positive("limit", limit)
-        )
-
-    def reset_mood(self, subject: str) -> bool:
-        """Back to the baseline, timeline cleared."""
-        return self.store.write(mood_store.reset, self.space, subject_of(subject))
-
-    def relate(self, subject: str, role: str, *, closeness: float | None = None) -> Relationship:
-        """Say who a person is to the companion (your code decides this, never a model)."""
-        relations.check(role, closeness, self.relation_settings)
-        return self.store.write(
-            relations.set,
-            self.space,
-            subject_of(subject),
-            role,
-            closeness,
-            self._now(),
-            self.relation_settings,
-        )
-
-    def relationship(self, subject: str) -> Relationship | None:
-        return self.store.read(
-            relations.get, self.space, subject_of(subject), self._now(), self.relation_settings
-        )
-
-    def relationships(self) -> list[Relationship]:
-        """Everyone with a role, closest first."""
-        return self.store.read(relations.all, self.space, self._now(), self.relation_settings)
-
-    def unrelate(self, subject: str) -> bool:
-        return self.store.write(relations.remove, self.space, subject_of(subject))
-
     # -- forgetting ------------------------------------------------------------------------------------
 
     def _forget_work(self, subject: object, id: object, key: object) -> tuple[Any, ...]:
         if (id is None) == (key is None):
             raise InvalidValue("forget takes exactly one of id or key")
         if id is not None:
-            _positive("id", id, allow_zero=False)
+            count_of("id", id, low=1)
         else:
             key = key_of(key)
         return notes.forget, self.space, subject_of(subject), id, key, self._now()
@@ -676,7 +511,7 @@ class Mneme:
         return self.store.read(notes.history, self.space, subject_of(subject), normal)
 
     def get(self, id: int) -> Note | None:
-        return self.store.read(notes.get, self.space, _positive("id", id, allow_zero=False))
+        return self.store.read(notes.get, self.space, count_of("id", id, low=1))
 
     def subjects(self) -> list[str]:
         """Everyone this companion has a live note about."""
@@ -685,7 +520,7 @@ class Mneme:
     def recalls(self, subject: str, limit: int = 20) -> list[dict[str, Any]]:
         """What was recalled for a person lately, newest first, with what was chosen and skipped and why."""
         subject = subject_of(subject)
-        _positive("limit", limit)
+        count_of("limit", limit)
         self.recall_log.flush()
         return self.store.read(_recalls, self.space, subject, limit)
 

@@ -17,7 +17,6 @@ refused, naming both plugins; `owner(name)` says who registered what. The famili
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -26,6 +25,7 @@ from .errors import InvalidType, InvalidValue, MnemeError
 from .errors import describe as short
 from .mood.feelings import Emotion
 from .relations import Role
+from .store import schema
 from .store.schema import Migration
 from .tools import Tool
 
@@ -125,33 +125,13 @@ def _tool(
     return tool.name, tool
 
 
-def _statements(sql: str) -> list[str]:
-    """SQL split into whole statements (a trigger's inner semicolons do not end it)."""
-    statements, pending = [], ""
-    for piece in sql.split(";"):
-        pending += piece + ";"
-        if sqlite3.complete_statement(pending):
-            if pending.strip(" \t\r\n;"):
-                statements.append(pending)
-            pending = ""
-    if pending.strip(" \t\r\n;"):
-        statements.append(pending)
-    return statements
-
-
 def _migration(plugin: str, name: Any, apply: Any) -> tuple[str, Migration]:
     if not isinstance(name, str) or not MIGRATION_NAME.fullmatch(name):
         raise InvalidValue(f"a migration's name is like '0001_weather', not {short(name)}")
     if isinstance(apply, str):
-        statements = _statements(apply)
-        if not statements:
+        if not schema.statements(apply):
             raise InvalidValue(f"the migration {name} has no SQL in it")
-
-        def run_sql(conn: sqlite3.Connection) -> None:
-            for statement in statements:
-                conn.execute(statement)
-
-        apply = run_sql
+        apply = schema.sql_step(apply)
     elif not callable(apply):
         raise InvalidType(f"a migration is SQL or a function of a connection, not {short(apply)}")
     full = f"{plugin}:{name}"

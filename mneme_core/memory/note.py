@@ -90,6 +90,13 @@ def subject_of(value: object) -> str:
     return subject
 
 
+def count_of(name: str, value: object, low: int = 0) -> int:
+    """A caller's whole number (a limit, a budget, an id) of at least `low`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidValue(f"{name} is a whole number of {low} or more, not {describe(value)}")
+    return value
+
+
 def key_of(value: object) -> str | None:
     """A normalised key, or None; refuses anything that does not name a topic."""
     if value is None:

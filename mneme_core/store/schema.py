@@ -115,11 +115,27 @@ class Migration:
     apply: Callable[[sqlite3.Connection], None]
 
 
-def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+def statements(sql: str) -> list[str]:
+    """SQL split into whole statements: a `;` inside a trigger's `begin ... end` does not end one."""
+    found, pending = [], ""
+    for piece in sql.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\r\n;"):
+                found.append(pending)
+            pending = ""
+    if pending.strip(" \t\r\n;"):
+        found.append(pending)
+    return found
+
+
+def sql_step(sql: str) -> Callable[[sqlite3.Connection], None]:
+    """A migration step that runs a script's statements in order (inside the caller's transaction)."""
+    parts = statements(sql)
+
     def apply(conn: sqlite3.Connection) -> None:
-        for statement in sql.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+        for statement in parts:
+            conn.execute(statement)
 
     return apply
 
@@ -217,28 +233,11 @@ end
 """
 
 
-def _statements(sql: str) -> Callable[[sqlite3.Connection], None]:
-    """Like `_script`, for SQL whose triggers hold `;` inside `begin ... end`: statements end at `;` on
-    a line of its own or after `end`."""
-
-    def apply(conn: sqlite3.Connection) -> None:
-        buffer = ""
-        for line in sql.splitlines(keepends=True):
-            buffer += line
-            if sqlite3.complete_statement(buffer):
-                conn.execute(buffer)
-                buffer = ""
-        if buffer.strip():
-            conn.execute(buffer)
-
-    return apply
-
-
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration("0001_notes", _script(NOTES_0001)),
-    Migration("0002_mood_relations", _script(MOOD_RELATIONS_0002)),
-    Migration("0003_config", _script(CONFIG_0003)),
-    Migration("0004_vectors", _statements(VECTORS_0004)),
+    Migration("0001_notes", sql_step(NOTES_0001)),
+    Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
+    Migration("0003_config", sql_step(CONFIG_0003)),
+    Migration("0004_vectors", sql_step(VECTORS_0004)),
 )
 LEVEL = len(MIGRATIONS)
 
