@@ -23,6 +23,7 @@ counts otherwise (Telegram counts UTF-16 units) gives a limit with room to spare
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -36,12 +37,22 @@ from .memory.note import subject_of as checked_subject
 if TYPE_CHECKING:
     from .runner import Runner
 
-__all__ = ["Adapter", "Incoming", "platform_of", "split_reply", "subject_of"]
+__all__ = ["Adapter", "Incoming", "is_loopback", "platform_of", "split_reply", "subject_of"]
 
 PLATFORM = re.compile(r"[a-z][a-z0-9_-]{0,39}(?::[a-z][a-z0-9_-]{0,39}){0,2}")
 ID_LIMIT = 120
 MIN_LIMIT = 16
 FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a server bound to `host` is reachable from this machine only (else it needs a token)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def platform_of(value: object) -> str:

@@ -22,7 +22,6 @@ derived from Python signatures, and a refused call must be an `isError` result, 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import re
 import socket
@@ -39,6 +38,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from . import __version__
+from .adapters import is_loopback
 from .errors import InvalidType, InvalidValue, describe
 from .memory.note import subject_of
 from .prompting import who
@@ -190,15 +190,6 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 
 # -- streamable HTTP --------------------------------------------------------------------------------------
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def exposure(host: object, token: object) -> str | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import weakref
@@ -33,7 +32,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mneme_core.adapters import Adapter, Incoming, split_reply
+from mneme_core.adapters import Adapter, Incoming, is_loopback, split_reply
 from mneme_core.errors import InvalidType, InvalidValue, describe
 
 from . import cqcode, events
@@ -59,15 +58,6 @@ class Route:
 
     bridge: Bridge
     message: Message
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class OneBotAdapter(Adapter):
