@@ -303,6 +303,14 @@ def seconds(value: object, what: str = "happened_at") -> float:
     raise DateError(f"{allowed}, not {value!r}{hint}")
 
 
+def seconds_or_none(value: object) -> float | None:
+    """A time read leniently (from an import): `seconds(value)`, or None when it is not one."""
+    try:
+        return seconds(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def day_start(now: float, zone: tzinfo | None = None) -> float:
     """The timestamp of the local midnight that starts the day of `now`.
 

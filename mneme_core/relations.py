@@ -325,13 +325,6 @@ def export_rows(conn: sqlite3.Connection, space: str) -> list[dict[str, Any]]:
     return [dict(zip(FIELDS, row, strict=True)) for row in rows]
 
 
-def _time(value: object) -> float | None:
-    try:
-        return dates.seconds(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def import_rows(
     conn: sqlite3.Connection,
     space: str,
@@ -357,7 +350,7 @@ def import_rows(
         closeness = number_or(row.get("closeness"), role.floor, role.ceiling, role.start)
         if role.unique and _holder(conn, space, key, subject) is not None:
             continue
-        since = _time(row.get("since")) or now
+        since = dates.seconds_or_none(row.get("since")) or now
         conn.execute(
             "insert into relationships(subject_id, role, closeness, since, updated_at, last_seen) "
             "values (?, ?, ?, ?, ?, ?) on conflict(subject_id) do update set role = excluded.role, "
@@ -368,8 +361,8 @@ def import_rows(
                 key,
                 closeness,
                 since,
-                _time(row.get("updated_at")) or since,
-                _time(row.get("last_seen")),
+                dates.seconds_or_none(row.get("updated_at")) or since,
+                dates.seconds_or_none(row.get("last_seen")),
             ),
         )
         count += 1

@@ -25,7 +25,7 @@ from typing import Any
 from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
 from .memory import index, notes
-from .memory.note import NoteFields, subject_of
+from .memory.note import NoteFields, subject_or_none
 from .mood import MoodSettings
 from .mood import moods as mood_store
 from .relations import RelationSettings
@@ -110,20 +110,6 @@ def parse(data: object) -> Rows:
     return found
 
 
-def _time(value: object) -> float | None:
-    try:
-        return dates.seconds(value)
-    except (ValueError, TypeError):
-        return None
-
-
-def _subject(value: object) -> str | None:
-    try:
-        return subject_of(value)
-    except (ValueError, TypeError):
-        return None
-
-
 class _Importer:
     """Brings rows into one space inside the caller's write transaction."""
 
@@ -149,12 +135,12 @@ class _Importer:
         return self.sids[subject]
 
     def note(self, row: Mapping[str, Any]) -> None:
-        subject = _subject(row.get("subject"))
+        subject = subject_or_none(row.get("subject"))
         fields = NoteFields.lenient(dict(row))
         if subject is None or fields is None:
             return
         sid = self.sid(subject)
-        stamped = _time(row.get("created_at"))
+        stamped = dates.seconds_or_none(row.get("created_at"))
         fold = notes.fold_hash(fields.text)
         if stamped is None:  # no creation time: the same text under the same key is the same note
             same = self.seen[sid].get((None, fold, fields.key))
@@ -165,13 +151,13 @@ class _Importer:
         if same is not None:
             self.ids[row.get("id")] = same
             return
-        deleted = _time(row.get("deleted_at"))
+        deleted = dates.seconds_or_none(row.get("deleted_at"))
         replaced = row.get("superseded_by") is not None
         live = deleted is None and not replaced
         if live and self._live_twin(sid, fields, fold) is not None:
             self.ids[row.get("id")] = self._live_twin(sid, fields, fold)  # type: ignore[assignment]
             return
-        recalled = _time(row.get("recalled_at"))
+        recalled = dates.seconds_or_none(row.get("recalled_at"))
         recalls = row.get("recalls")
         recalls = (
             recalls if isinstance(recalls, int) and not isinstance(recalls, bool) and recalls >= 0 else 0
@@ -238,11 +224,11 @@ class _Importer:
             )
 
     def profile(self, row: Mapping[str, Any]) -> None:
-        subject = _subject(row.get("subject"))
+        subject = subject_or_none(row.get("subject"))
         card = row.get("text")
         if subject is None or not isinstance(card, str) or text.is_blank(card):
             return
-        updated = _time(row.get("updated_at"))
+        updated = dates.seconds_or_none(row.get("updated_at"))
         updated = self.now if updated is None else updated
         self.conn.execute(
             "insert into profiles(subject_id, text, updated_at) values (?, ?, ?) on conflict(subject_id) "
@@ -264,7 +250,9 @@ class Rules:
 def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules: Rules) -> int:
     """Import rows into a space (a write transaction function); returns how many notes were added."""
     importer = _Importer(conn, space, now)
-    for row in sorted(rows.notes, key=lambda r: (_order(r.get("id")), _time(r.get("created_at")) or 0.0)):
+    for row in sorted(
+        rows.notes, key=lambda r: (_order(r.get("id")), dates.seconds_or_none(r.get("created_at")) or 0.0)
+    ):
         importer.note(row)
     importer.link()
     for row in rows.profiles:

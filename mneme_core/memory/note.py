@@ -90,6 +90,14 @@ def subject_of(value: object) -> str:
     return subject
 
 
+def subject_or_none(value: object) -> str | None:
+    """A subject read leniently (from an import): `subject_of(value)`, or None when it is not one."""
+    try:
+        return subject_of(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def count_of(name: str, value: object, low: int = 0) -> int:
     """A caller's whole number (a limit, a budget, an id) of at least `low`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:

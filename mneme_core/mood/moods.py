@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import dates, text
 from ..errors import InvalidValue
-from ..memory.note import subject_of
+from ..memory.note import subject_or_none
 from ..memory.notes import subject_id, subject_id_made
 from ..messages import Words
 from . import decay
@@ -306,20 +306,6 @@ def export_rows(conn: sqlite3.Connection, space: str) -> dict[str, list[dict[str
     }
 
 
-def _subject(value: object) -> str | None:
-    try:
-        return subject_of(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _time(value: object) -> float | None:
-    try:
-        return dates.seconds(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _lenient_feelings(value: object) -> dict[str, float]:
     if isinstance(value, str):  # mneme-llm keeps them as JSON text
         try:
@@ -351,11 +337,11 @@ def import_rows(
     so importing one export twice adds nothing. Imported changes are never told.
     """
     for row in moods:
-        subject = _subject(row.get("subject"))
+        subject = subject_or_none(row.get("subject"))
         value = number_or(row.get("value"), settings.floor, settings.ceiling, None)
         if subject is None or value is None:
             continue
-        updated = _time(row.get("updated_at")) or now
+        updated = dates.seconds_or_none(row.get("updated_at")) or now
         conn.execute(
             "insert into moods(subject_id, value, emotions, updated_at) values (?, ?, ?, ?) "
             "on conflict(subject_id) do update set value = excluded.value, emotions = excluded.emotions, "
@@ -369,7 +355,7 @@ def import_rows(
         )
     added = 0
     for row in events:
-        subject, at = _subject(row.get("subject")), _time(row.get("at"))
+        subject, at = subject_or_none(row.get("subject")), dates.seconds_or_none(row.get("at"))
         value = number_or(row.get("value"), 0.0, 100.0, None)
         if subject is None or at is None or value is None:
             continue
