@@ -25,7 +25,8 @@ from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt
 from .errors import ClosedError, InvalidType, InvalidValue, describe
-from .meaning import Meaning, Placed, as_embedder
+from .meaning import Meaning, Placed
+from .meaning.embeddings import choose_embedder
 from .memory import index, notes
 from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
@@ -104,6 +105,9 @@ class Mneme(CompanionVerbs):
         self.clock = clock
         # One plugin manager per Mneme, never a global one: built-ins, then installed entry points.
         self.plugins = plugins if isinstance(plugins, Manager) else make_manager(plugins=plugins or ())
+        # `embed=` wins over `memory.embed` for this process and is never stored; a name nothing
+        # registered is refused here, before the file is opened.
+        wanted = None if embed is None else choose_embedder(embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
@@ -115,6 +119,9 @@ class Mneme(CompanionVerbs):
             self.relation_settings = (
                 stored_relations if roles is None else replace(stored_relations, roles=tuple(roles))
             )
+            if wanted is None:
+                wanted = choose_embedder(current.embedder(), self.plugins.embedders, key="memory.embed")
+            embedder = wanted.make(lambda name: self.config.table(f"plugins.{name}"))
         except BaseException:
             self.store.close()
             raise
@@ -133,8 +140,9 @@ class Mneme(CompanionVerbs):
         self.observer = Observer(self)
         self.recall_log = RecallLog(self.store)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
-        # function texts -> vectors; None keeps recall to words. Notes are embedded off the reply's path.
-        self.meaning = Meaning(self.store, as_embedder(embed), clock) if embed is not None else None
+        # function texts -> vectors, else `memory.embed`; "" keeps recall to words. Notes are embedded
+        # off the reply's path.
+        self.meaning = Meaning(self.store, embedder, clock) if embedder is not None else None
         if self.meaning is not None:
             self.meaning.start()
         self._terms_version = self.store.read(_terms_version)

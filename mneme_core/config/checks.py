@@ -25,6 +25,9 @@ LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?")
 WORD = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 """A role's or a feeling's key."""
 
+EMBEDDER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}")
+"""An embedder's registered name: 'local', 'openai:text-embedding-3-small@256', 'model2vec:org/model'."""
+
 
 def _shown(bound: float) -> str:
     return str(int(bound)) if bound == int(bound) else f"{bound:g}"
@@ -85,6 +88,17 @@ def zone(name: str, value: object) -> str:
             f'{name} is "" for the machine\'s zone, an offset like "UTC+8" (up to 14 hours) or an IANA name '
             f'like "Asia/Shanghai", not {describe(value)}'
         ) from err
+    return value
+
+
+def embedder(name: str, value: object) -> str:
+    """ "" (words only) or an embedder's name as it is registered. Whether something is registered under
+    it depends on the plugins installed where the companion runs, so that is checked when it opens."""
+    if not isinstance(value, str) or (value and not EMBEDDER.fullmatch(value)):
+        raise InvalidValue(
+            f'{name} is "" for words only or an embedder\'s registered name without spaces, like "local" or '
+            f'"openai:text-embedding-3-small@256", not {describe(value)}'
+        )
     return value
 
 

@@ -152,6 +152,13 @@ def _fixed() -> list[Key]:
             "live notes kept per person; the least worth keeping go first (10 to 10000000)",
         ),
         Key(
+            "memory.embed",
+            "",
+            checks.embedder,
+            'the embedder that finds notes by meaning: "" (words only), "local", "openai:<model>@<dims>"',
+            text=True,
+        ),
+        Key(
             "storage.durability",
             "normal",
             checks.choice("normal", "full"),

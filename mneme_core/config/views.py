@@ -132,3 +132,7 @@ class Snapshot:
 
     def table(self, prefix: str) -> dict[str, Any]:
         return table(self.values, prefix)
+
+    def embedder(self) -> str:
+        """The name of the embedder `memory.embed` chooses; "" for words only."""
+        return str(self.values["memory.embed"])

@@ -13,30 +13,47 @@ treats like an unreachable provider (the query falls through to words).
 `floor`: the similarity under which this model's vectors say nothing. None (the default) has it measured
 for each file (see `calibrate`).
 
-Registry: `register_embedder(embedder)` makes an embedder known by name, so configuration and the CLI can
-name it (`embed="local"`); the `register_embedders(register)` hook of the plugin framework hands plugins
-this function. A name is registered once; a second registration under the same name is refused, naming who
-registered it first.
+Registries: `register_embedder(embedder)` makes an embedder known to the whole process by name; the
+`register_embedders(register)` hook fills each `Mneme`'s own plugin manager's registry
+(`mneme.plugins.embedders`). A name is registered once in each; a second registration under the same name is
+refused, naming who registered it first. An entry is an `Embeddings`, or a factory returning one that is
+called on first use, so registering never loads a model or opens a connection.
+
+Choosing by name (`choose_embedder`): `Mneme(embed="local")`, the config key `memory.embed` and
+`mneme recall --meaning NAME` all name an embedder. The companion's plugin registry is asked first, then
+the process's; "" means words only; an unknown name is refused, listing the names that are registered. A
+factory may take two keywords, each passed only if it names them:
+- `spec`: the registered name is then a family: "openai" also answers "openai:bge-m3@1024", and the
+  factory gets spec="bge-m3@1024" (so one registration serves every model of an endpoint);
+- `settings`: the factory gets its `[plugins.<registered name>]` table (secrets still as references).
+Choosing is split from making so that `Mneme` refuses a bad name before it opens the file, and makes the
+embedder with its settings once the config is read. A made embedder is kept per factory, spec and
+settings, so two companions of one process that name the same model share one loaded copy of it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
 
 __all__ = [
+    "Choice",
     "EmbeddingError",
     "Embeddings",
     "as_embedder",
+    "choose_embedder",
     "embedder_named",
     "register_embedder",
     "registered_embedders",
+    "unregister_embedder",
 ]
 
 TIMEOUT = 2.0
@@ -226,14 +243,143 @@ def registered_embedders() -> dict[str, str]:
 
 
 def embedder_named(name: str) -> Embeddings:
+    """The embedder registered in this process under `name` (a family's member included), made now."""
+    made = choose_embedder(name).make()
+    if made is None:
+        raise InvalidValue(f"an embedder's name is not blank: {describe(name)}")
+    return made
+
+
+# -- choosing by name ---------------------------------------------------------------------------------------
+
+Tables = Callable[[str], Mapping[str, Any]]
+"""The `[plugins.<name>]` table of a registered name (what `Config.table("plugins.<name>")` gives)."""
+
+_made: dict[tuple[Any, str | None, str], Embeddings] = {}
+_made_lock = threading.Lock()
+
+
+def _takes(factory: Any, keyword: str) -> bool:
+    """Whether `factory` can be called with `keyword=`."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: called with no arguments
+        return False
+    return any(
+        (p.name == keyword and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)) or p.kind == p.VAR_KEYWORD
+        for p in parameters
+    )
+
+
+def _is_factory(entry: Any) -> bool:
+    return not isinstance(entry, Embeddings) and callable(entry)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An embedder chosen by name (or given as one), checked but not made yet.
+
+    `entry` is None for words only. `registered` is the registry name that answered (the name itself, or
+    its family, "openai" for "openai:bge-m3@1024"), `spec` what followed the family's colon."""
+
+    name: str
+    entry: Any = None
+    registered: str = ""
+    spec: str | None = None
+
+    @property
+    def words_only(self) -> bool:
+        return self.entry is None
+
+    def make(self, tables: Tables | None = None) -> Embeddings | None:
+        """The `Embeddings` (None for words only), the factory called now with what it takes."""
+        if self.entry is None:
+            return None
+        if not _is_factory(self.entry):
+            return as_embedder(self.entry)
+        settings: Mapping[str, Any] = {}
+        if tables is not None and _takes(self.entry, "settings"):
+            try:
+                settings = tables(self.registered)
+            except InvalidValue:  # a name that cannot have a [plugins.<name>] table has no settings
+                settings = {}
+        try:
+            key: tuple[Any, str | None, str] | None = (
+                self.entry,
+                self.spec,
+                json.dumps(settings, sort_keys=True, default=repr),
+            )
+            hash(key)
+        except TypeError:  # an unhashable factory object: made afresh each time
+            key = None
+        if key is not None:
+            with _made_lock:
+                found = _made.get(key)
+            if found is not None:
+                return found
+        made = self._call(settings)
+        if key is not None:
+            with _made_lock:
+                made = _made.setdefault(key, made)
+        return made
+
+    def check(self) -> None:
+        """Call a family's factory with the spec alone (factories are cheap by contract: they load and
+        connect on first use), so a bad spec is refused naming it before anything is opened."""
+        if self.spec is not None and _is_factory(self.entry):
+            self._call({})
+
+    def _call(self, settings: Mapping[str, Any]) -> Embeddings:
+        given: dict[str, Any] = {}
+        if self.spec is not None:
+            given["spec"] = self.spec
+        if _takes(self.entry, "settings"):
+            given["settings"] = dict(settings)
+        try:
+            made = self.entry(**given)
+        except (MnemeError, ValueError, TypeError):
+            raise  # the factory's own refusal names the value already
+        except Exception as err:  # a plugin's factory: name the embedder rather than show its internals
+            raise MnemeError(
+                f"the embedder {self.name!r} could not be made: {type(err).__name__}: {err}"
+            ) from err
+        return as_embedder(made)
+
+
+def _entries() -> dict[str, Any]:
     with _registry_lock:
-        found = _registry.get(name)
-    if found is None:
-        known = ", ".join(sorted(_registry)) or "none"
-        raise InvalidValue(f"no embedder is registered as {name!r} (registered: {known})")
-    embedder, plugin = found
-    if not isinstance(embedder, Embeddings):
-        embedder = as_embedder(embedder())
-        with _registry_lock:
-            _registry[name] = (embedder, plugin)
-    return embedder
+        return {name: entry for name, (entry, _plugin) in _registry.items()}
+
+
+def choose_embedder(value: object, plugins: Mapping[str, Any] | None = None, *, key: str = "embed") -> Choice:
+    """What `value` names: an embedder given as one (`as_embedder`), "" for words only, or a registered
+    name looked up in `plugins` (a companion's `mneme.plugins.embedders`), then in this process's registry.
+
+    Refuses, naming `key` and the value, a name that nothing registered, listing the names that are."""
+    if not isinstance(value, str):
+        embedder = as_embedder(value)
+        return Choice(embedder.name, embedder, embedder.name)
+    name = value.strip()
+    if not name:
+        return Choice("")
+    registries = [r for r in (plugins, _entries()) if r is not None]
+    for registry in registries:
+        if name in registry:
+            return Choice(name, registry[name], name)
+    family, colon, spec = name.partition(":")
+    if colon and spec:
+        for registry in registries:
+            entry = registry.get(family)
+            if entry is not None and _is_factory(entry) and _takes(entry, "spec"):
+                found = Choice(name, entry, family, spec)
+                found.check()
+                return found
+    known: list[str] = []
+    for registry in registries:
+        for registered, entry in registry.items():
+            family_too = _is_factory(entry) and _takes(entry, "spec")
+            known += [registered, f"{registered}:<model>"] if family_too else [registered]
+    listed = ", ".join(sorted(set(known))) or "none"
+    raise InvalidValue(
+        f'{key}: no embedder is registered as {name!r} (registered: {listed}; "" keeps recall to words)'
+    )
