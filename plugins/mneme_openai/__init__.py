@@ -12,6 +12,9 @@ A bot names it in its config:
 `Mneme(complete=...)` and `aobserve(complete=...)` take as they are) and embeddings (`embed`). Standard
 library only: requests run on a small thread pool (`transport`). See `provider` for timeouts, retries and
 errors.
+
+The same endpoint's embeddings are the embedder family "openai" (`register_embedders`): a companion with
+`memory.embed = "openai:text-embedding-3-small@256"` finds notes by meaning through it (see `embeddings`).
 """
 
 from __future__ import annotations
@@ -20,11 +23,26 @@ from typing import Any
 
 from mneme_core.hookspecs import hookimpl
 
-from .provider import OpenAIProvider, ProviderError, Settings
+from .embeddings import OpenAIEmbeddings, openai_embeddings
+from .provider import NAME, OpenAIProvider, ProviderError, Settings
 
-__all__ = ["OpenAIProvider", "ProviderError", "Settings", "register_providers"]
+__all__ = [
+    "OpenAIEmbeddings",
+    "OpenAIProvider",
+    "ProviderError",
+    "Settings",
+    "openai_embeddings",
+    "register_embedders",
+    "register_providers",
+]
 
 
 @hookimpl
 def register_providers(register: Any) -> None:
     register(OpenAIProvider)
+
+
+@hookimpl
+def register_embedders(register: Any) -> None:
+    """The family "openai": "openai:<model>@<dims>" for any model of the endpoint (made on first use)."""
+    register(openai_embeddings, name=NAME)

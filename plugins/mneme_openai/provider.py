@@ -6,6 +6,9 @@ The settings (`[plugins.openai]`, or keyword arguments in code):
     model            the chat model (required)
     judge_model      the model that judges exchanges and writes notes (default: model)
     embedding_model  for `embed` (default text-embedding-3-small)
+    embedding_dimensions   sent as `dimensions` with each /embeddings request when given (OpenAI's
+                     text-embedding-3 models shorten their vectors to it)
+    embedding_timeout      seconds a recall waits for its query's vector before it goes on with words, 5
     api_key          a reference, { "$env" = "DEEPSEEK_API_KEY" }; without one, OPENAI_API_KEY if set;
                      without either, no Authorization header (Ollama, a local vLLM)
     temperature, judge_temperature, max_tokens   sent only when given
@@ -88,6 +91,8 @@ class Settings:
     model: str
     judge_model: str | None = None
     embedding_model: str = "text-embedding-3-small"
+    embedding_dimensions: int | None = None
+    embedding_timeout: float = 5.0
     temperature: float | None = None
     judge_temperature: float | None = None
     max_tokens: int | None = None
@@ -99,8 +104,9 @@ class Settings:
     concurrency: int = 8
 
     @classmethod
-    def of(cls, table: Mapping[str, Any]) -> Settings:
-        """Settings from a `[plugins.openai]` table (without `api_key`), every value checked."""
+    def of(cls, table: Mapping[str, Any], *, chat: bool = True) -> Settings:
+        """Settings from a `[plugins.openai]` table (without `api_key`), every value checked. `chat=False`
+        for embeddings alone, which need no chat model (`model` is then "" unless given)."""
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(table) - known - {"api_key"})
         if unknown:
@@ -108,7 +114,7 @@ class Settings:
                 f"plugins.{NAME} has no setting {', '.join(unknown)}; "
                 f"it has {', '.join(sorted(known))}, api_key"
             )
-        if "model" not in table:
+        if "model" not in table and chat:
             raise InvalidValue(
                 f'plugins.{NAME}.model is required: the chat model to ask, like "deepseek-chat"'
             )
@@ -118,13 +124,14 @@ class Settings:
                 continue
             if key in ("base_url", "model", "judge_model", "embedding_model"):
                 checked[key] = _word(key, value)
-            elif key in ("max_tokens", "retries", "concurrency"):
+            elif key in ("max_tokens", "retries", "concurrency", "embedding_dimensions"):
                 checked[key] = _number(key, value, 0 if key == "retries" else 1, whole=True)
             else:
                 checked[key] = _number(key, value, 0.0 if "temperature" in key else 0.001)
         url = urllib.parse.urlsplit(checked.get("base_url", cls.base_url))
         if url.scheme not in ("http", "https") or not url.netloc:
             raise InvalidValue(f"plugins.{NAME}.base_url is an http(s) URL, not {describe(url.geturl())}")
+        checked.setdefault("model", "")
         return cls(**checked)
 
 
@@ -196,7 +203,9 @@ def _content(message: object) -> str | None:
 
 
 class OpenAIProvider:
-    """`OpenAIProvider({"model": "deepseek-chat", "base_url": ...})` or `OpenAIProvider(model=...)`."""
+    """`OpenAIProvider({"model": "deepseek-chat", "base_url": ...})` or `OpenAIProvider(model=...)`.
+
+    `chat=False` makes one for embeddings alone (`embeddings.OpenAIEmbeddings`), which needs no chat model."""
 
     name = NAME
 
@@ -206,12 +215,13 @@ class OpenAIProvider:
         *,
         environ: Mapping[str, str] | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        chat: bool = True,
         **given: Any,
     ) -> None:
         if settings is not None and not isinstance(settings, Mapping):
             raise InvalidType(f"plugins.{NAME} settings are a table, not {type(settings).__name__}")
         table = {**(settings or {}), **given}
-        self.settings = Settings.of(table)
+        self.settings = Settings.of(table, chat=chat)
         self._key = _key(table, os.environ if environ is None else environ)
         self._sleep = sleep
         self._pool: ThreadPoolExecutor | None = None
@@ -239,9 +249,10 @@ class OpenAIProvider:
             raise InvalidType("embed takes a list of strings")
         if not texts:
             return []
-        found = await self._post(
-            "/embeddings", {"model": self.settings.embedding_model, "input": list(texts)}
-        )
+        payload: dict[str, Any] = {"model": self.settings.embedding_model, "input": list(texts)}
+        if self.settings.embedding_dimensions is not None:
+            payload["dimensions"] = self.settings.embedding_dimensions
+        found = await self._post("/embeddings", payload)
         data = found.get("data")
         rows = sorted(data, key=lambda r: r.get("index", 0)) if _all_dicts(data) else None
         vectors = [row.get("embedding") for row in rows] if rows is not None else None
