@@ -2,21 +2,18 @@
 name through the plugin's `register_embedders`, made without connecting, its endpoint and key from
 `[plugins.openai]`; an HTTP error and vectors of the wrong dimensions fall through to words. No network.
 
-The server's vectors have the dimensions asked for (`dimensions`, else 3): axis 0 when the text speaks of a
-cat ("cat", "kitten", "年糕"), axis 1 when it does not, so meaning links exactly the texts about cats.
+The server (`embeddings_endpoint`) links exactly the texts about cats ("cat", "kitten", "年糕"), by meaning.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import mneme_openai
 import pytest
+from embeddings_endpoint import Endpoint, serving
 from mneme_openai import OpenAIEmbeddings
 
 from mneme_core import Mneme
@@ -28,31 +25,6 @@ from mneme_core.plugins import make_manager
 S = "telegram:7"
 KEY = "sk-embed-test-0123456789"
 VARIABLE = "MNEME_TEST_EMBED_KEY"
-CAT = ("cat", "kitten", "年糕")
-
-
-def vector(text: str, dims: int) -> list[float]:
-    found = [0.0] * dims
-    found[0 if any(w in text.lower() for w in CAT) else 1] = 1.0
-    return found
-
-
-class Endpoint:
-    """An OpenAI-compatible /embeddings: what it was asked, and how it is told to misbehave."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.url = ""
-        self.refuse_queries = False  # 401 for texts that are questions
-        self.ignore_dimensions = False  # always 3 dimensions, whatever was asked
-
-    def answer(self, asked: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        texts = asked["input"]
-        if self.refuse_queries and any(t.endswith("?") for t in texts):
-            return 401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}
-        dims = 3 if self.ignore_dimensions else asked.get("dimensions", 3)
-        data = [{"index": i, "embedding": vector(t, dims)} for i, t in enumerate(texts)]
-        return 200, {"object": "list", "data": data, "model": asked["model"]}
 
 
 @pytest.fixture(autouse=True)
@@ -65,34 +37,8 @@ def no_proxy_for_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
-    found = Endpoint()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            asked = json.loads(self.rfile.read(length))
-            found.requests.append({"path": self.path, "headers": dict(self.headers.items()), "json": asked})
-            status, body = found.answer(asked) if self.path == "/v1/embeddings" else (404, {})
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    found.url = f"http://127.0.0.1:{server.server_port}/v1"
-    try:
+    with serving() as found:
         yield found
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def config(endpoint: Endpoint, embed: str = "openai:emb-small@4", **settings: Any) -> dict[str, Any]:

@@ -54,9 +54,12 @@ class Context:
     def __init__(self, db: str, space: str, config: str | None = None) -> None:
         self.db, self.space, self.config = db, space, config
 
-    def open(self) -> Mneme:
+    def open(self, embed: Any = "") -> Mneme:
+        """The companion's `Mneme`, with words only unless a command asks for an embedder (`embed=None`
+        takes `memory.embed`, a name takes that one): a quick look at the file never loads a model or
+        calls an endpoint, and still opens when `memory.embed` names something not installed here."""
         try:
-            return Mneme(self.db, space=self.space, config=self.config)
+            return Mneme(self.db, space=self.space, config=self.config, embed=embed)
         except MnemeError as err:
             raise Refused(str(err)) from err
 

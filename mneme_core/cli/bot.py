@@ -32,7 +32,7 @@ def demo(keep: str | None) -> None:
 @click.pass_obj
 def chat(ctx: Context, model: str | None, persona: str | None, user_name: str | None) -> None:
     """Talk to the companion in the terminal (/quit to leave). Without a model: an offline stand-in."""
-    with ctx.open() as m:
+    with ctx.open(embed=None) as m:  # the configured embedder (memory.embed), as the bot has
         persona = persona if persona is not None else m.config.get("companion.persona") or ""
         try:
             asyncio.run(achat(m, provider=model, persona=persona, user_name=user_name))
@@ -66,7 +66,7 @@ def run(
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         if handler not in root.handlers:
             root.addHandler(handler)
-    with ctx.open() as m:
+    with ctx.open(embed=None) as m:  # the configured embedder (memory.embed)
         settings = RunnerSettings(
             persona=persona if persona is not None else m.config.get("companion.persona") or ""
         )

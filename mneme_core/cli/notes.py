@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from dataclasses import asdict
@@ -10,10 +11,14 @@ import click
 
 from .. import dates
 from ..errors import MnemeError
+from ..meaning.embeddings import registered_embedders
 from ..memory.note import KINDS
+from ..memory.recall import Recall
 from . import Context, Refused, echo_json, main
 
 JSON = click.option("--json", "as_json", is_flag=True, help="As JSON, for scripts.")
+CONFIGURED = ":memory.embed:"
+"""What a bare `--meaning` stands for: the embedder `memory.embed` names (no embedder is called this)."""
 
 
 @main.command()
@@ -80,31 +85,76 @@ def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool
 @click.argument("query")
 @click.option("--explain", is_flag=True, help="Say what was chosen and skipped, and why.")
 @click.option("--limit", type=int, default=6, show_default=True)
+@click.option(
+    "--meaning",
+    is_flag=False,
+    flag_value=CONFIGURED,
+    default=None,
+    metavar="[EMBEDDER]",
+    help="Find by meaning too, with the embedder named (like local) or else memory.embed's; notes "
+    "without a vector are embedded first.",
+)
 @JSON
 @click.pass_obj
-def recall(ctx: Context, subject: str, query: str, explain: bool, limit: int, as_json: bool) -> None:
-    """What would be recalled for QUERY (nothing is logged)."""
-    with ctx.open() as m:
+def recall(
+    ctx: Context,
+    subject: str,
+    query: str,
+    explain: bool,
+    limit: int,
+    meaning: str | None,
+    as_json: bool,
+) -> None:
+    """What would be recalled for QUERY (nothing is logged). With --meaning (after QUERY, since it takes an
+    optional name), by meaning too, saying which tier placed the query."""
+    if meaning is None:
+        with ctx.open() as m:
+            try:
+                found = m.recall(subject, query, limit=limit, log=False)
+            except MnemeError as err:
+                raise Refused(str(err)) from err
+            show(found, explain=explain, as_json=as_json)
+        return
+    with ctx.open(embed=None if meaning == CONFIGURED else meaning) as m:
+        if m.meaning is None:
+            known = ", ".join(sorted({*m.plugins.embedders, *registered_embedders()})) or "none"
+            raise Refused(
+                'memory.embed is "" (words only): name an embedder, like --meaning local '
+                f"(registered: {known}), or set memory.embed"
+            )
+        embedder = m.meaning.name
         try:
-            found = m.recall(subject, query, limit=limit, log=False)
+            m.embed_pending()
+        except Exception as err:  # the embedder's own failure: recall goes on, placed by words
+            click.echo(f"mneme: embedding notes with {embedder} failed: {err}", err=True)
+        try:
+            found = asyncio.run(m.arecall(subject, query, limit=limit, log=False))
         except MnemeError as err:
             raise Refused(str(err)) from err
-        if as_json:
-            echo_json(
-                {
-                    "query": found.query,
-                    "tier": found.tier,
-                    "chosen": [
-                        {"note": asdict(r.note), "score": r.score, "why": r.why} for r in found.chosen
-                    ],
-                    "skipped": [{"id": note.id, "reason": reason} for note, reason in found.skipped],
-                }
-            )
-        elif explain:
-            click.echo(found.explain())
-        else:
-            for chosen in found.chosen:
-                click.echo(f"#{chosen.note.id} {chosen.note.text}")
+        show(found, explain=explain, as_json=as_json, embedder=embedder)
+
+
+def show(found: Recall, *, explain: bool, as_json: bool, embedder: str | None = None) -> None:
+    """A recall as JSON, as `explain()` says it, or as its chosen notes (under the tier's line when meaning
+    was asked for, so the person sees whether the embedder or words placed the query)."""
+    if as_json:
+        echo_json(
+            {
+                "query": found.query,
+                "tier": found.tier,
+                "embedder": embedder,
+                "chosen": [{"note": asdict(r.note), "score": r.score, "why": r.why} for r in found.chosen],
+                "skipped": [{"id": note.id, "reason": reason} for note, reason in found.skipped],
+            }
+        )
+        return
+    if explain:
+        click.echo(found.explain())
+        return
+    if embedder is not None:
+        click.echo(f"recall for {found.query!r} ({found.tier}; embedder {embedder}):")
+    for chosen in found.chosen:
+        click.echo(f"#{chosen.note.id} {chosen.note.text}")
 
 
 @main.command()
