@@ -34,6 +34,7 @@ class CompanionVerbs:
     observer: Any
     decider: Any
     meaning: Any
+    tiers: Any
     plugins: Any
 
     # -- observing ------------------------------------------------------------------------------------
@@ -97,10 +98,12 @@ class CompanionVerbs:
         return kept
 
     def report(self) -> dict[str, Any]:
-        """What each decision tier answered, abstained on or failed, and what observe did."""
+        """What each decision tier answered, abstained on or failed, what observe did, and (with any meaning
+        tier) which tier placed each query (`meaning.fallthrough`)."""
         found = {"decisions": self.decider.report(), "observe": self.observer.report()}
-        if self.meaning is not None:
-            found["meaning"] = self.meaning.report()
+        meaning = self.tiers.report()
+        if meaning is not None:
+            found["meaning"] = meaning
         return found
 
     # -- mood and relationships ---------------------------------------------------------------------

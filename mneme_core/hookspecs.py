@@ -79,6 +79,17 @@ def register_embedders(register):
 
 
 @hookspec
+def register_tiers(register):
+    """Return None (sync only). Call `register(factory, name=None)` for each meaning tier the plugin adds to
+    the fall-through (embeddings -> your tiers by `order` -> words): `factory(mneme)` is called once per
+    `Mneme` and returns the tier, or None when it cannot work there (no model, no embedder). A tier has a
+    `name` (what `Recall.tier` says when it placed a query), an `order` (a number; the built-in embeddings
+    tier is 100, words come last) and `async place(query)` with `query` a `mneme_core.meaning.Query`; it
+    returns a `Placed` (a vector to search), a `Reworded` (words to match besides the query's own) or None
+    to pass the query on. One that raises or is slow is rested; the name defaults to `factory.name`."""
+
+
+@hookspec
 def register_emotions(register):
     """Return None (sync only). Call `register(emotion)` with a `mneme_core.mood.Emotion` for each feeling
     the plugin adds to those of the companion's config."""

@@ -27,6 +27,7 @@ from .decide import Chain, Prompt
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
+from .meaning.fallthrough import WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes
 from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
@@ -147,6 +148,7 @@ class Mneme(CompanionVerbs):
             self.meaning.start()
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
+        self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -360,20 +362,22 @@ class Mneme(CompanionVerbs):
     ) -> Recall:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        placed = await self._place(ask.query)
-        return self._logged(await self.store.aread(rank, ask, placed), log, ask.now)
+        placing = await self._place(ask)
+        found = await self.store.aread(rank, placing.ask(ask), placing.placed)
+        return self._logged(placing.told(found, ask.query), log, ask.now)
 
-    async def _place(self, query: str) -> Placed | None:
-        """The query as the meaning tier placed it, or None when it passes it on to words (counted)."""
-        if self.meaning is None:
-            return None
-        placed = await self.meaning.place(query)
-        self.meaning.placed("embeddings" if placed is not None else "words")
-        return placed
+    async def _place(self, ask: Ask) -> Placing:
+        """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
+        when every tier passed; counted either way. Only the async verbs ask the tiers."""
+        if not ask.query:
+            return WORDS_ONLY
+        return await self.tiers.place(Query(ask.query, ask.space, ask.subject))
 
     def embed_pending(self) -> int:
-        """Embed now, in this thread, the notes still waiting for vectors; returns how many got one."""
-        return self.meaning.embed_pending() if self.meaning is not None else 0
+        """Do now, in this thread, what the meaning tiers do in the background: embed the notes still
+        waiting for vectors, then let the other tiers catch up (word centroids learn, notes are glossed);
+        returns how many notes got a vector."""
+        return self.tiers.work()
 
     def _block(
         self,
@@ -429,8 +433,11 @@ class Mneme(CompanionVerbs):
     ) -> str:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        placed = await self._place(ask.query) if ask.query else None
-        found, card, relation, untold = await self.store.aread(self._prompt_reads, ask, placed)
+        placing = await self._place(ask)
+        found, card, relation, untold = await self.store.aread(
+            self._prompt_reads, placing.ask(ask), placing.placed
+        )
+        found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
         return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
 

@@ -19,9 +19,9 @@ Switches for operators, read from `environ`:
   result, time taken) to the `mneme_core.plugins.trace` logger at INFO.
 
 Registries: each `register_*` hook fills one `Registry` (`manager.adapters`, `.providers`, `.embedders`,
-`.emotions`, `.roles`, `.tools`, `.migrations`; see `registries`), which checks what a plugin registers,
-refuses a second entry of a name (naming both plugins) and remembers who registered what. They are
-collected at start-up and again after a plugin is registered or unregistered later.
+`.tiers`, `.emotions`, `.roles`, `.tools`, `.migrations`; see `registries`), which checks what a plugin
+registers, refuses a second entry of a name (naming both plugins) and remembers who registered what. They
+are collected at start-up and again after a plugin is registered or unregistered later.
 
 The hooks the core calls with a meaning of their own have a method each here (`astartup`, `ashutdown`,
 `aresolve_subject`, `aextra_sections`, `afilter_note`, `atrack`, `add_commands`), so the policy of each
@@ -305,6 +305,11 @@ class Manager(pluggy.PluginManager):
     @property
     def embedders(self) -> Registry[Any]:
         return self.registry("embedders")
+
+    @property
+    def tiers(self) -> Registry[Callable[..., Any]]:
+        """Factories of the meaning tiers plugins add, `factory(mneme) -> tier or None`."""
+        return self.registry("tiers")
 
     @property
     def emotions(self) -> Registry[Emotion]:

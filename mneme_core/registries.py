@@ -7,6 +7,7 @@ refused, naming both plugins; `owner(name)` says who registered what. The famili
     adapters    register(factory, name=None)      a class or factory(settings) -> Adapter
     providers   register(factory, name=None)      a class or factory(settings) -> provider
     embedders   register(embedder, name=None)     a meaning.Embeddings, or a factory of none returning one
+    tiers       register(factory, name=None)      factory(mneme) -> a meaning tier (see meaning.fallthrough)
     emotions    register(emotion)                 a mneme_core.mood.Emotion
     roles       register(role)                    a mneme_core.relations.Role
     tools       register(function, name=None, description=None)   a mneme_core.tools.Tool
@@ -31,7 +32,7 @@ from .tools import Tool
 
 __all__ = ["FAMILIES", "MAKERS", "PluginError", "Registry"]
 
-FAMILIES = ("adapters", "providers", "embedders", "emotions", "roles", "tools", "migrations")
+FAMILIES = ("adapters", "providers", "embedders", "tiers", "emotions", "roles", "tools", "migrations")
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 MIGRATION_NAME = re.compile(r"[A-Za-z0-9_.-]{1,80}")
 
@@ -104,6 +105,17 @@ def _embedder(plugin: str, embedder: Any, name: str | None = None) -> tuple[str,
     return name.strip(), embedder
 
 
+BUILT_IN_TIERS = frozenset({"embeddings", "words"})
+
+
+def _tier(plugin: str, factory: Any, name: str | None = None) -> tuple[str, Any]:
+    """A tier's factory, `factory(mneme) -> tier or None`, under a name the built-in tiers do not have."""
+    name, factory = _factory("a tier")(plugin, factory, name)
+    if name in BUILT_IN_TIERS:
+        raise InvalidValue(f"a tier's name is its own, not {name!r} (built in: embeddings, words)")
+    return name, factory
+
+
 def _emotion(plugin: str, emotion: Any) -> tuple[str, Emotion]:
     if not isinstance(emotion, Emotion):
         raise InvalidType(f"a feeling is registered as a mneme_core.mood.Emotion, not {short(emotion)}")
@@ -142,6 +154,7 @@ MAKERS: dict[str, Callable[..., tuple[str, Any]]] = {
     "adapters": _factory("an adapter"),
     "providers": _factory("a provider"),
     "embedders": _embedder,
+    "tiers": _tier,
     "emotions": _emotion,
     "roles": _role,
     "tools": _tool,

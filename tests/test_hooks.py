@@ -330,6 +330,36 @@ def test_register_embedders(manager: Manager, plug) -> None:
         _ = manager.embedders
 
 
+def test_register_tiers(manager: Manager, plug) -> None:
+    class Tier:
+        name = "glossary"
+        order = 250
+
+        async def place(self, query):
+            return None
+
+    def make(mneme):
+        return Tier()
+
+    class Plugin:
+        @hookimpl
+        def register_tiers(self, register):
+            register(make, name="glossary")
+
+    plug(Plugin(), "glossing")
+    assert manager.tiers["glossary"] is make
+    assert manager.tiers.owner("glossary") == "glossing"
+
+    class Shadowing:
+        @hookimpl
+        def register_tiers(self, register):
+            register(make, name="words")
+
+    plug(Shadowing(), "shadowing")
+    with pytest.raises(PluginError, match=r"plugin shadowing, register_tiers: a tier's name is its own"):
+        _ = manager.tiers
+
+
 def test_register_emotions(manager: Manager, plug) -> None:
     proud = Emotion("proud", names={"en": "proud", "zh": "自豪"})
 

@@ -9,6 +9,7 @@ from .embeddings import (
     registered_embedders,
     unregister_embedder,
 )
+from .fallthrough import Query, Reworded, Tiers
 from .tiers import Meaning, Placed
 
 __all__ = [
@@ -16,6 +17,9 @@ __all__ = [
     "Embeddings",
     "Meaning",
     "Placed",
+    "Query",
+    "Reworded",
+    "Tiers",
     "as_embedder",
     "embedder_named",
     "register_embedder",

@@ -1,12 +1,12 @@
-"""The meaning tiers: placing a query among a person's notes by what it means, not only by its words.
+"""The embeddings tier: placing a query among a person's notes by what it means, not only by its words.
 
-Tiers fall through: one that has no embedder, cannot be reached, is too slow or answers with unusable
-vectors passes the query on, and recall goes on with words alone. Today's tiers are embeddings, then words;
-word centroids and the companion's own model (glosses and translation) slot in between as optional plugins.
+Tiers fall through (see `fallthrough`): embeddings, then the tiers plugins add (word centroids, the
+companion's own model), then words. This module is the first of them and the vectors it keeps: one that has
+no embedder, cannot be reached, is too slow or answers with unusable vectors passes the query on.
 `Recall.tier` names the tier that placed the query, and `report()` counts what each did.
 
 A provider that fails (an error, a timeout, wrong dimensions) is rested for `REST` seconds: queries go
-straight to words meanwhile instead of waiting on it each time.
+straight to the next tier meanwhile instead of waiting on it each time.
 
 Writing vectors is off the reply's path. Every write transaction of the file tells this tier which notes
 became live (one indexed lookup, see `Meaning.spot`); a background thread embeds them in batches and writes
@@ -291,15 +291,26 @@ class Meaning:
         if self._index is not None:
             self._index.drop(subject_id)
 
-    def placed(self, tier: str) -> None:
-        self.counts[tier] += 1
+    def embedder_in_file(self) -> tuple[int, int] | None:
+        """(id, dimensions) of this embedder in the file, once the file has vectors of it."""
+        return self._eid_and_dims()
+
+    def placed_at(self, vector: Any) -> Placed | None:
+        """`vector` placed among this embedder's vectors (None before the file has any, or when its
+        dimensions differ): how another vector tier, such as word centroids, searches the same notes."""
+        found = self._eid_and_dims()
+        if found is None or found[1] != len(vector):
+            return None
+        eid, dims = found
+        if self._index is None or self._index.dimensions != dims:
+            self._index = VectorIndex(dims)
+        return Placed(eid, vector, self._floor if self._floor is not None else calibrate.DEFAULT, self._index)
 
     def report(self) -> dict[str, Any]:
-        """What each tier placed, what failed, and the state of the vectors."""
+        """What failed, and the state of the vectors (the fall-through adds what each tier placed)."""
         c = self.counts
         return {
             "embedder": self.name,
-            "placed": {EMBEDDINGS: c[EMBEDDINGS], WORDS: c[WORDS]},
             "failed": c["failed"],
             "slow": c["slow"],
             "wrong": c["wrong"],
