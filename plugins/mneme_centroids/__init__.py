@@ -1,0 +1,44 @@
+"""Word centroids: a tier between the embedder and words, learned from the embedder's own vectors.
+
+Registered through the entry-point group `mneme` (`centroids = "mneme_centroids"`) like a third party's
+plugin; it needs numpy (the `embed` extra) and a companion with an embedder (`Mneme(embed=...)`), and does
+nothing for one without. Leave it out with `MNEME_LOAD_PLUGINS`.
+
+Each term of a person's term index keeps a running mean of the vectors of the notes holding it (`schema`,
+`learning`); when the embedder cannot place a query, the query's words place it (`tier`). Its settings, all
+optional, are the `[plugins.centroids]` table: `min_notes` (40) and `min_share` (0.6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme_core.hookspecs import hookimpl
+
+from .schema import CENTROIDS_0001
+from .tier import Centroids
+
+__all__ = ["Centroids", "make_tier", "register_migrations", "register_tiers"]
+
+
+def make_tier(mneme: Any) -> Centroids:
+    """The tier for one companion, with its `[plugins.centroids]` settings."""
+    settings = mneme.config.table("plugins.centroids")
+    known = {"min_notes", "min_share"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ValueError(f"plugins.centroids takes {', '.join(sorted(known))}, not {', '.join(unknown)}")
+    return Centroids(mneme, **settings)
+
+
+make_tier.name = "centroids"  # type: ignore[attr-defined]
+
+
+@hookimpl
+def register_migrations(register: Any) -> None:
+    register("0001_centroids", CENTROIDS_0001)
+
+
+@hookimpl
+def register_tiers(register: Any) -> None:
+    register(make_tier, name="centroids")
