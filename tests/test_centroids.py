@@ -117,6 +117,21 @@ def test_a_note_that_leaves_is_unlearned_bit_for_bit(m: Mneme, db_path):
     assert_exact(db_path)
 
 
+def test_notes_pruned_past_the_cap_are_unlearned(db_path, clock, fake):
+    embed = Embeddings(fake, name="fake")
+    with Mneme(db_path, space="test", clock=clock, embed=embed, max_notes=10, plugins=with_centroids()) as m:
+        for i in range(10):
+            m.remember(S, f"walked the kitten past shop {i}")
+            m.embed_pending()
+        m.remember(S, "the kitten met a tabby cat")  # the 11th live note: the least worth keeping go
+        m.embed_pending()
+        live = len(m.notes(S))
+
+    assert live < 11
+    assert learned(db_path) == live
+    assert_exact(db_path)
+
+
 def test_erasing_a_person_removes_what_their_notes_taught(m: Mneme, db_path):
     teach(m, fillers=5)
     m.remember("discord:7", "has a tabby cat called Miso")

@@ -12,7 +12,8 @@ A tier is what a plugin's `factory(mneme)` returns (None when it cannot work for
 - `async place(query)`, `query` a `Query` (the cleaned text and whose notes it is about), returning
   `Placed` (a vector: the notes near it join recall's candidates, as the embeddings tier's do), `Reworded`
   (words to match besides the query's own: a translation) or None to pass the query on.
-Optionally: `timeout` (seconds the fall-through waits for `place`; `TIMEOUT` when absent), `report()` (a
+Optionally: `timeout` (seconds the fall-through waits for `place`; `TIMEOUT` when absent; None for a tier
+that keeps its own, as the embeddings tier does), `report()` (a
 dict of its own counts), `work()` (do now what it does in the background; for `Mneme.embed_pending`).
 
 A tier that raises, answers something else, or takes longer than its timeout is rested for `REST` seconds
@@ -92,7 +93,7 @@ class EmbeddingsTier:
 
     def __init__(self, meaning: Meaning) -> None:
         self.meaning = meaning
-        self.timeout = meaning.embedder.timeout + 1.0  # its own timeout answers first
+        self.timeout = None  # it keeps its embedder's own timeout, and rests itself
 
     async def place(self, query: Query) -> Placed | None:
         return await self.meaning.place(query.text)
@@ -149,8 +150,10 @@ class Tiers:
         if self.rested(tier.name):
             trouble["rested"] += 1
             return None
+        timeout = getattr(tier, "timeout", TIMEOUT)
         try:
-            found = await asyncio.wait_for(tier.place(query), getattr(tier, "timeout", TIMEOUT))
+            placing = tier.place(query)
+            found = await (placing if timeout is None else asyncio.wait_for(placing, timeout))
         except TimeoutError:
             log.warning("the %s tier took too long; resting it for %g s", tier.name, REST)
             return self._rest(tier.name, "slow")

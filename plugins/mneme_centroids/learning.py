@@ -25,7 +25,8 @@ from mneme_core.memory import index
 
 from .schema import SCALE
 
-BATCH = 2000  # queue rows replayed in one transaction
+BATCH = 256  # queue rows replayed inside someone else's write: a few ms, so a backlog never slows a write
+WORK_BATCH = 5000  # in a transaction of our own (`Centroids.work`)
 
 
 def grid(blob: bytes) -> Any:

@@ -75,7 +75,7 @@ class Centroids:
         """Replay the whole queue now (a file opened with vectors to learn, or after `embed_pending`)."""
         done = 0
         while True:
-            count = self.store.write(learning.drain)
+            count = self.store.write(learning.drain, learning.WORK_BATCH)
             if not count:
                 return done
             done += count
