@@ -137,11 +137,18 @@ async def test_centroids_wait_for_enough_notes(db_path, clock, fake):
     assert m.report()["meaning"]["tiers"]["centroids"]["too few notes"] == 1
 
 
-async def test_without_centroids_the_model_places_a_foreign_query(db_path, clock, fake, model):
+@pytest.mark.parametrize("trouble", ["fails", "is slow", "changes its dimensions"])
+async def test_without_centroids_the_model_places_a_foreign_query(db_path, clock, fake, model, trouble):
     m = await taught(db_path, clock, fake, mneme_unify, model=model)
     m.remember(S, "signed up for the Portland marathon")
     m.embed_pending()
-    fake.fail = True
+    if trouble == "fails":
+        fake.fail = True
+    elif trouble == "is slow":
+        fake.stall = 1.0
+    else:
+        m.close()
+        m = companion(db_path, clock, Embeddings(Fake(dims=DIMS + 3), name="fake"), mneme_unify, model=model)
     try:
         found = await m.arecall(S, "我报名了马拉松吗", recent=0, important=0)
         report = m.report()["meaning"]
