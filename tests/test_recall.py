@@ -33,7 +33,7 @@ def raw(db_path) -> closing[sqlite3.Connection]:
 
 
 def df_of(db_path, term: str) -> int:
-    """How many live notes contain a term: merged postings' `df` plus the fresh postings (see `index`)."""
+    """How many live notes contain a term: settled postings' `df` plus the fresh postings (see `index`)."""
     with raw(db_path) as conn:
         row = conn.execute(
             "select df + (select count(*) from fresh_postings f where f.term_id = terms.id) "

@@ -2,18 +2,25 @@
 
 A note's terms are the terms (see `mneme_core.text.terms`) of its text, its key's words and its gloss. Each
 person has a vocabulary in `terms`; each (term, note) pair is a posting. How many of the person's live
-notes contain a term (its `df`) is `terms.df` (the merged postings) plus its fresh postings (see below).
+notes contain a term (its `df`) is `terms.df` (the settled postings) plus its fresh postings (see below).
 The index changes in the transaction that makes a note live or takes it out of life (forgotten, replaced,
 pruned), so it only ever describes live notes and a recall never has to filter out the dead.
 
-Two tables hold the postings, for the sake of writing. `postings` is ordered by term, which is what a recall
-reads; but a new note's terms each sit on a different page of it, and a commit writes every page it touched
-to the WAL (a Chinese note has some 27 terms: 29 of the 40 pages a note's commit wrote). So a new note's
-postings go to `fresh_postings`, ordered by note, where they share a page or two, and are merged into
-`postings` once `FRESH_NOTES` notes have gathered there: one merge writes each touched term's page (and its
-`df`) once for all of them. Recall reads both, and counts the fresh postings into `df` itself. The work is a
-few statements per note, done inside SQLite over a JSON list of terms, so indexing costs about the same
-whether a note has three terms or thirty.
+Postings live on three levels, for the sake of writing. A recall reads postings by term; but a new note's
+terms each sit on a different page of a table ordered by term, and a commit writes every page it touched to
+the WAL (a Chinese note has some 27 terms), while a big merge touches nearly every page of a big table.
+
+- `fresh_postings`, ordered by note (its id is `note_id << 20 | position`), where a new note's postings
+  share a page: each note costs about one page. A recall scans it (at most `FRESH_NOTES` notes' worth).
+- `recent_postings`, ordered by term, small: every `FRESH_NOTES` notes the fresh postings move here in one
+  statement, touching at most the few hundred pages this table has, and their terms' `df` is counted.
+- `postings`, ordered by term, everything older: every `RECENT_NOTES` notes the recent postings move here in
+  key order, one pass over the big table for thousands of notes instead of one per few hundred.
+
+A recall reads the newest postings of each term from `recent_postings` first, then `postings` (see
+`recent_counts`), so the split never changes what it finds. The work is a few statements per note, done
+inside SQLite over a JSON list of terms, so indexing costs about the same whether a note has three terms or
+thirty.
 """
 
 from __future__ import annotations
@@ -26,6 +33,9 @@ from ..store.schema import LIVE
 from .note import COLUMNS, LASTING, Note, key_terms, note_of
 
 FRESH_NOTES = 256
+RECENT_NOTES = 4096
+SHIFT = 20  # fresh_postings.id = note_id << SHIFT | the term's position in the note
+MERGES = "recent_merges"  # meta: fresh merges since the recent postings last settled
 
 
 def note_terms(note_text: str, key: str | None, gloss: str | None) -> list[str]:
@@ -47,7 +57,7 @@ def rank_of(
 
 
 def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
-    """Index a note that has just become live."""
+    """Index a note that has just become live (or changed its text, key or gloss)."""
     terms = note_terms(note.text, note.key, note.gloss)
     if not terms:
         return
@@ -58,27 +68,74 @@ def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
         (subject_id, listed),
     )
     conn.execute(
-        "insert or ignore into fresh_postings(note_id, term_id, fresh_at, weight) select ?, t.id, ?, ? "
+        "insert or ignore into fresh_postings(id, term_id, fresh_at, weight) "
+        f"select (? << {SHIFT}) + j.key, t.id, ?, ? "
         "from json_each(?) j cross join terms t on t.subject_id = ? and t.term = j.value",
         (note.id, fresh_at, weight, listed, subject_id),
     )
-    oldest = conn.execute("select note_id from fresh_postings order by note_id limit 1").fetchone()
+    oldest = conn.execute(f"select id >> {SHIFT} from fresh_postings order by id limit 1").fetchone()
     if oldest and note.id - oldest[0] >= FRESH_NOTES:
         merge(conn)
 
 
 def merge(conn: sqlite3.Connection) -> int:
-    """Move the fresh postings into `postings`, counting them into their terms' `df`; returns how many."""
+    """Move the fresh postings into `recent_postings`, counting them into their terms' `df` (and every
+    `RECENT_NOTES` notes, the recent postings into `postings`); returns how many fresh postings moved."""
     conn.execute(
         "update terms set df = df + c.n from "
         "(select term_id, count(*) as n from fresh_postings group by term_id) c where terms.id = c.term_id"
     )
     moved = conn.execute(
-        "insert or replace into postings(term_id, note_id, fresh_at, weight) "
-        "select term_id, note_id, fresh_at, weight from fresh_postings order by term_id, note_id"
+        "insert or replace into recent_postings(term_id, note_id, fresh_at, weight) "
+        f"select term_id, id >> {SHIFT}, fresh_at, weight from fresh_postings order by term_id, id"
     ).rowcount
     conn.execute("delete from fresh_postings")
+    row = conn.execute(f"select value from meta where key = '{MERGES}'").fetchone()
+    merges = (int(row[0]) if row else 0) + 1
+    if merges * FRESH_NOTES >= RECENT_NOTES:
+        settle(conn)
+        merges = 0
+    conn.execute(
+        "insert into meta(key, value) values (?, ?) on conflict(key) do update set value = excluded.value",
+        (MERGES, str(merges)),
+    )
     return moved
+
+
+def settle(conn: sqlite3.Connection) -> int:
+    """Move the recent postings into `postings` (in key order: one pass over it); returns how many."""
+    moved = conn.execute(
+        "insert or replace into postings(term_id, note_id, fresh_at, weight) "
+        "select term_id, note_id, fresh_at, weight from recent_postings order by term_id, note_id"
+    ).rowcount
+    conn.execute("delete from recent_postings")
+    return moved
+
+
+def fresh_postings(
+    conn: sqlite3.Connection, term_ids: list[int]
+) -> list[tuple[int, int, float | None, float]]:
+    """(note id, term id, fresh_at, weight) of the fresh postings of these terms (a scan of a few pages)."""
+    return conn.execute(
+        f"select id >> {SHIFT}, term_id, fresh_at, weight from fresh_postings "
+        "where term_id in (select value from json_each(?))",
+        (json.dumps(term_ids),),
+    ).fetchall()
+
+
+def recent_counts(conn: sqlite3.Connection, term_ids: list[int]) -> dict[int, int]:
+    """How many of each term's settled postings are in `recent_postings` (read first, being newer)."""
+    return dict(
+        conn.execute(
+            "select term_id, count(*) from recent_postings "
+            "where term_id in (select value from json_each(?)) group by term_id",
+            (json.dumps(term_ids),),
+        ).fetchall()
+    )
+
+
+def _fresh_range(note_id: int) -> tuple[int, int]:
+    return note_id << SHIFT, ((note_id + 1) << SHIFT) - 1
 
 
 def remove(
@@ -95,39 +152,51 @@ def remove(
         return
     listed = json.dumps(terms, ensure_ascii=False)
     conn.execute(
-        "update terms set df = df - 1 where subject_id = ? and term in (select value from json_each(?)) "
-        "and exists (select 1 from postings p where p.term_id = terms.id and p.note_id = ?)",
-        (subject_id, listed, note_id),
+        "update terms set df = df - 1 where subject_id = :s and term in (select value from json_each(:t)) "
+        "and (exists (select 1 from recent_postings p where p.term_id = terms.id and p.note_id = :n) "
+        "or exists (select 1 from postings p where p.term_id = terms.id and p.note_id = :n))",
+        {"s": subject_id, "t": listed, "n": note_id},
     )
-    conn.execute(
-        "delete from postings where note_id = ? and term_id in "
-        "(select id from terms where subject_id = ? and term in (select value from json_each(?)))",
-        (note_id, subject_id, listed),
-    )
-    conn.execute("delete from fresh_postings where note_id = ?", (note_id,))
+    for table in ("recent_postings", "postings"):
+        conn.execute(
+            f"delete from {table} where note_id = :n and term_id in "
+            "(select id from terms where subject_id = :s and term in (select value from json_each(:t)))",
+            {"s": subject_id, "t": listed, "n": note_id},
+        )
+    conn.execute("delete from fresh_postings where id between ? and ?", _fresh_range(note_id))
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every live note again (after the tokenizer changed); returns how many notes were indexed."""
-    conn.execute("delete from postings")
-    conn.execute("delete from fresh_postings")
-    conn.execute("delete from terms")
+    for table in ("postings", "recent_postings", "fresh_postings", "terms"):
+        conn.execute(f"delete from {table}")
     rows = conn.execute(f"select subject_id, {COLUMNS} from notes where {LIVE}").fetchall()
     for row in rows:
         add(conn, row[0], note_of("", row[1:]))
     merge(conn)
+    settle(conn)
     return len(rows)
 
 
 def refresh(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
-    """A note's importance, feeling or freshness changed: bring its postings up to date."""
+    """A note's importance, feeling or freshness changed: bring its postings up to date, on every level."""
     terms = note_terms(note.text, note.key, note.gloss)
     fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
+    values = {
+        "f": fresh_at,
+        "w": weight,
+        "n": note.id,
+        "s": subject_id,
+        "t": json.dumps(terms, ensure_ascii=False),
+    }
+    for table in ("recent_postings", "postings"):
+        conn.execute(
+            f"update {table} set fresh_at = :f, weight = :w where note_id = :n and term_id in "
+            "(select id from terms where subject_id = :s and term in (select value from json_each(:t)))",
+            values,
+        )
+    low, high = _fresh_range(note.id)
     conn.execute(
-        "update postings set fresh_at = ?, weight = ? where note_id = ? and term_id in "
-        "(select id from terms where subject_id = ? and term in (select value from json_each(?)))",
-        (fresh_at, weight, note.id, subject_id, json.dumps(terms, ensure_ascii=False)),
-    )
-    conn.execute(
-        "update fresh_postings set fresh_at = ?, weight = ? where note_id = ?", (fresh_at, weight, note.id)
+        "update fresh_postings set fresh_at = ?, weight = ? where id between ? and ?",
+        (fresh_at, weight, low, high),
     )

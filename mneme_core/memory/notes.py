@@ -259,10 +259,10 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     sid = subject_id(conn, space, subject)
     if sid is None:
         return 0
-    conn.execute("delete from postings where term_id in (select id from terms where subject_id = ?)", (sid,))
-    conn.execute(
-        "delete from fresh_postings where term_id in (select id from terms where subject_id = ?)", (sid,)
-    )
+    for table in ("postings", "recent_postings", "fresh_postings"):
+        conn.execute(
+            f"delete from {table} where term_id in (select id from terms where subject_id = ?)", (sid,)
+        )
     conn.execute("delete from terms where subject_id = ?", (sid,))
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))

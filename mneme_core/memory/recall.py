@@ -157,13 +157,9 @@ def _word_ranked(
     ).fetchall()
     if not known:
         return [], []
-    # One pass over the newest notes' postings, not merged yet (see `index`): they count into `df` and
-    # their notes are candidates, scored here; the merged postings are scored inside SQLite.
-    fresh_rows = conn.execute(
-        "select note_id, term_id, fresh_at, weight from fresh_postings "
-        "where term_id in (select value from json_each(?))",
-        (json.dumps([row[0] for row in known]),),
-    ).fetchall()
+    # One pass over the newest notes, not merged yet (see `index`): they count into `df` and are
+    # candidates, scored here; the merged postings are scored inside SQLite.
+    fresh_rows = index.fresh_postings(conn, [row[0] for row in known])
     fresh_df = Counter(row[1] for row in fresh_rows)
     found = [(i, term, df + fresh_df[i]) for i, term, df in known if df + fresh_df[i] > 0]
     if not found:
@@ -172,11 +168,15 @@ def _word_ranked(
     k = max(4 * ask.limit, 24)
     params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": k}
     parts = []
+    recent = index.recent_counts(conn, [share[0] for share in shares])
     for i, (term_id, _term, df, take) in enumerate(shares):
-        params[f"t{i}"], params[f"w{i}"], params[f"c{i}"] = term_id, idf(live, df), take
-        parts.append(
+        newer = min(take, recent.get(term_id, 0))  # the newest postings are the recent ones (see `index`)
+        params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df)
+        params[f"r{i}"], params[f"c{i}"] = newer, take - newer
+        parts.extend(
             f"select note_id, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select note_id, fresh_at, "
-            f"weight from postings where term_id = :t{i} order by note_id desc limit :c{i})"
+            f"weight from {table} where term_id = :t{i} order by note_id desc limit :{limit}{i})"
+            for table, limit in (("recent_postings", "r"), ("postings", "c"))
         )
     fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
     ranked = conn.execute(

@@ -11,9 +11,10 @@ Tables (one file holds many spaces; a space is one companion):
   and the rare-word weights never count rows. Ids are never reused (AUTOINCREMENT), so a cached id of an
   erased person can never point at someone else.
 - `notes`: one row per note, live or not. "Live" means neither forgotten (`deleted_at`) nor replaced by a
-  newer note with the same key (`superseded_by`); the partial indexes below cover live notes only.
-- `terms` and `postings`: the term index. `terms` holds each subject's vocabulary with its live document
-  frequency; `postings` pairs a term with the live notes that contain it, and carries what recall's score
+  newer note with the same key (`superseded_by`).
+- `terms` and the postings: the term index. `terms` holds each subject's vocabulary with its live document
+  frequency; a posting pairs a term with a live note that contains it (on three levels: `fresh_postings`,
+  `recent_postings`, `postings`, see `memory.index`), and carries what recall's score
   needs of the note (see `memory.index.rank_of`), so scoring never visits the notes it does not choose.
   A note leaves the index the moment it stops being live, so dead notes never cost a recall anything.
 - `recalls`: the recall log (what was chosen and skipped, and why), written in batches, off recall's path.
@@ -233,11 +234,39 @@ end
 """
 
 
+# Writing a note touches fewer pages (see `memory.index`): postings on three levels, fresh ones ordered by
+# note, recent ones and settled ones ordered by term (the old fresh postings settle here).
+POSTINGS_LEVELS_0005 = f"""
+update terms set df = df + c.n from
+    (select f.term_id, count(*) as n from fresh_postings f join notes n on n.id = f.note_id
+     where {LIVE_N} group by f.term_id) c
+where terms.id = c.term_id;
+insert or replace into postings(term_id, note_id, fresh_at, weight)
+    select f.term_id, f.note_id, f.fresh_at, f.weight from fresh_postings f join notes n on n.id = f.note_id
+    where {LIVE_N} order by 1, 2;
+drop table fresh_postings;
+create table fresh_postings(
+    id integer primary key,
+    term_id integer not null,
+    fresh_at real,
+    weight real not null
+);
+create table recent_postings(
+    term_id integer not null,
+    note_id integer not null,
+    fresh_at real,
+    weight real not null,
+    primary key(term_id, note_id)
+) without rowid;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
     Migration("0003_config", sql_step(CONFIG_0003)),
     Migration("0004_vectors", sql_step(VECTORS_0004)),
+    Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
 )
 LEVEL = len(MIGRATIONS)
 
