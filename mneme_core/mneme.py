@@ -23,11 +23,11 @@ from typing import Any
 from . import relations, text, tools, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
-from .decide import Chain, Prompt
+from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
-from .meaning.fallthrough import WORDS_ONLY, Placing, Query, Tiers
+from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes
 from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
@@ -347,7 +347,9 @@ class Mneme(CompanionVerbs):
         """The notes to show for this query, by evidence, freshness and importance, within the budget."""
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        return self._logged(self.store.read(rank, ask), log, ask.now)
+        placing = self._place_sync(ask)
+        found = self.store.read(rank, placing.ask(ask), placing.placed)
+        return self._logged(placing.told(found, ask.query), log, ask.now)
 
     async def arecall(
         self,
@@ -368,10 +370,20 @@ class Mneme(CompanionVerbs):
 
     async def _place(self, ask: Ask) -> Placing:
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
-        when every tier passed; counted either way. Only the async verbs ask the tiers."""
+        when every tier passed; counted either way."""
         if not ask.query:
             return WORDS_ONLY
         return await self.tiers.place(Query(ask.query, ask.space, ask.subject))
+
+    def _place_sync(self, ask: Ask) -> Placing:
+        """`_place` for the plain twins: the same tiers, run to their end here (see `decide.run`); a
+        companion with no tier but words pays nothing for it."""
+        if not ask.query:
+            return WORDS_ONLY
+        if not self.tiers.tiers:
+            self.tiers.counts[WORDS] += 1
+            return WORDS_ONLY
+        return run(lambda: self._place(ask))
 
     def embed_pending(self) -> int:
         """Do now, in this thread, what the meaning tiers do in the background: embed the notes still
@@ -414,7 +426,9 @@ class Mneme(CompanionVerbs):
         (as data, not instructions), and how it feels if that changed since it was last told."""
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
-        found, card, relation, untold = self.store.read(self._prompt_reads, ask)
+        placing = self._place_sync(ask)
+        found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
+        found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
         return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
 

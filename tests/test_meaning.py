@@ -18,7 +18,7 @@ from contextlib import closing
 import numpy as np
 import pytest
 
-from mneme_core import Mneme
+from mneme_core import Mneme, Recall
 from mneme_core.errors import InvalidValue
 from mneme_core.meaning import (
     EmbeddingError,
@@ -89,6 +89,12 @@ def texts(found) -> list[str]:
     return [r.note.text for r in found.chosen]
 
 
+def words_alone(m: Mneme, query: str, **options) -> Recall:
+    """What words alone find: the same file opened by a companion without an embedder."""
+    with Mneme(m.store.path, space=m.space, clock=m.clock, zone="UTC+8") as plain:
+        return plain.recall(S, query, **options)
+
+
 def raw(db_path) -> closing[sqlite3.Connection]:
     return closing(sqlite3.connect(db_path))
 
@@ -118,7 +124,7 @@ def fill(m: Mneme) -> None:
 async def test_an_english_query_finds_a_chinese_note_through_meaning(meant: Mneme):
     fill(meant)
 
-    words = meant.recall(S, "how is my kitten", recent=0, important=0)
+    words = words_alone(meant, "how is my kitten", recent=0, important=0)
     found = await meant.arecall(S, "how is my kitten", recent=0, important=0)
 
     assert texts(words) == []
@@ -150,7 +156,7 @@ async def test_meaning_adds_to_words_and_keeps_their_order_when_it_says_nothing(
     meant.remember(S, "drank coffee at the office")  # "office" is work: similar to the boss note
     meant.embed_pending()
 
-    words = meant.recall(S, "coffee", recent=0, important=0)
+    words = words_alone(meant, "coffee", recent=0, important=0)
     hybrid = await meant.arecall(S, "coffee", recent=0, important=0)
 
     assert texts(hybrid)[: len(texts(words))] == texts(words)
@@ -232,13 +238,32 @@ def test_embeddings_refuse_vectors_that_cannot_be_used():
     assert unit.dtype == np.float32 and np.allclose(unit, [[0.6, 0.8]])
 
 
-def test_a_recall_without_an_event_loop_stays_with_words(meant: Mneme, fake: Fake):
+def test_the_plain_twins_place_the_query_by_meaning_too(meant: Mneme, fake: Fake):
     fill(meant)
-    calls = fake.calls
 
-    found = meant.recall(S, "how is my kitten")
+    found = meant.recall(S, "how is my kitten", recent=0, important=0)
+    block = meant.prompt(S, "how is my kitten")
 
-    assert found.tier == "words" and fake.calls == calls
+    assert found.tier == "embeddings"
+    assert texts(found)[0] == "养了一只叫年糕的猫"
+    assert "年糕" in block
+    assert meant.report()["meaning"]["placed"]["embeddings"] == 2
+
+
+async def test_a_plain_twin_called_inside_a_running_loop_places_by_meaning(meant: Mneme):
+    fill(meant)
+
+    found = meant.recall(S, "how is my kitten", recent=0, important=0)
+
+    assert found.tier == "embeddings" and texts(found)[0] == "养了一只叫年糕的猫"
+
+
+def test_a_companion_without_an_embedder_recalls_by_words_with_no_meaning_report(db_path, clock):
+    with Mneme(db_path, space="test", clock=clock) as m:
+        m.remember(S, "went hiking")
+        assert m.recall(S, "hiking").tier == "words"
+        assert "hiking" in m.prompt(S, "hiking")
+        assert "meaning" not in m.report()
 
 
 # storing vectors

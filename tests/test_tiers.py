@@ -92,7 +92,8 @@ async def test_when_the_embedder_cannot_the_centroids_place_the_query(db_path, c
         other = Fake(dims=DIMS + 3)
         m = companion(db_path, clock, Embeddings(other, name="fake"), mneme_centroids)
     try:
-        words = m.recall(S, "how is the kitten", recent=0, important=0)
+        with Mneme(db_path, space="test", clock=clock, config=QUIET) as plain:  # no embedder, no plugin
+            words = plain.recall(S, "how is the kitten", recent=0, important=0)
         started = time.perf_counter()
         found = await m.arecall(S, "how is the kitten", recent=0, important=0)
         took = time.perf_counter() - started
