@@ -74,8 +74,10 @@ def register_providers(register):
 @hookspec
 def register_embedders(register):
     """Return None (sync only). Call `register(embedder, name=None)` for each embedding model the meaning
-    tier may use: a `mneme_core.meaning.Embeddings`, or a factory of no arguments returning one (called on
-    first use, so registering never loads a model); the name defaults to `embedder.name`."""
+    tier may use: a `mneme_core.meaning.Embeddings`, or a factory returning one (called on first use, so
+    registering never loads a model); the name defaults to `embedder.name`. A factory may take two
+    keywords: `spec=` makes it a family ("openai" also answers "openai:bge-m3@1024", called with
+    spec="bge-m3@1024"), and `settings=` hands it its `[plugins.<name>]` table from the config."""
 
 
 @hookspec
