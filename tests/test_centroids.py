@@ -203,3 +203,20 @@ def test_settings_are_checked_naming_the_key(db_path, clock, fake, caplog):
     ) as m:
         assert m.tiers.names == ["embeddings"]
     assert "plugins.centroids.min_notes is a whole number from 1 to 1000000, not 0" in caplog.text
+
+
+def test_a_companion_without_an_embedder_has_no_centroids_tier_and_its_writes_skip_the_queue(
+    db_path, clock, fake
+):
+    with Mneme(db_path, space="test", clock=clock, plugins=with_centroids()) as plain:
+        assert "centroids" not in plain.tiers.names
+        plain.remember(S, "went hiking")
+    with Mneme(
+        db_path, space="test", clock=clock, embed=Embeddings(fake, name="fake"), plugins=with_centroids()
+    ) as m:
+        assert "centroids" in m.tiers.names
+        m.remember(S, "养了一只叫年糕的猫")
+        m.embed_pending()
+        with closing(sqlite3.connect(db_path)) as conn:
+            taught = conn.execute("select count(*) from centroid_lessons").fetchone()[0]
+        assert taught == 2  # the note written without an embedder is learned once it has a vector

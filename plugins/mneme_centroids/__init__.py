@@ -21,8 +21,11 @@ from .tier import Centroids
 __all__ = ["Centroids", "make_tier", "register_migrations", "register_tiers"]
 
 
-def make_tier(mneme: Any) -> Centroids:
-    """The tier for one companion, with its `[plugins.centroids]` settings."""
+def make_tier(mneme: Any) -> Centroids | None:
+    """The tier for one companion, with its `[plugins.centroids]` settings; none for a companion without an
+    embedder (it has no vectors to learn from, and its writes should not pay for looking)."""
+    if mneme.meaning is None:
+        return None
     settings = mneme.config.table("plugins.centroids")
     known = {"min_notes", "min_share"}
     unknown = sorted(set(settings) - known)
