@@ -11,7 +11,7 @@ from contextlib import closing
 import pytest
 
 from mneme_core import Mneme
-from mneme_core.memory import index
+from mneme_core.memory import index, notes
 from mneme_core.store import schema
 
 S = "discord:42"
@@ -237,3 +237,49 @@ def test_a_file_of_the_two_table_layout_comes_over_with_its_fresh_postings_settl
     assert {r.note.id for r in m.recall(S, "cat", recent=0, important=0).chosen} == {settled, fresh}
     assert m.recall(S, "dog", recent=0, important=0).chosen == []
     m.close()
+
+
+# -- reading a long history by index ---------------------------------------------------------------------
+
+
+def test_the_newest_notes_are_read_per_importance_and_match_one_sorted_query(mneme: Mneme, db_path, clock):
+    for i in range(60):
+        kind = "fact" if i % 4 == 0 else "episode"
+        note = mneme.remember(S, f"note number {i}", kind=kind, importance=1 + i * 7 % 5)
+        if i % 9 == 0:
+            mneme.forget(S, id=note.id)
+        clock.advance(minutes=1)
+    live = "deleted_at is null and superseded_by is null"
+    for fading, kinds in ((False, ""), (True, "and kind not in ('fact', 'preference')")):
+        expected = [
+            row[0]
+            for row in rows(
+                db_path,
+                f"select id from notes where subject_id = 1 {kinds} and {live} order by id desc limit 7",
+            )
+        ]
+        found = mneme.store.read(lambda conn, f=fading: notes.newest(conn, S, 1, 7, fading=f))
+        assert [n.id for n in found] == expected
+
+
+def test_a_recall_reads_notes_by_index_and_never_scans_or_sorts_the_whole_history(mneme: Mneme, clock):
+    fill(mneme, clock, sentences(30))
+    mneme.remember(S, "pinned thing", importance=5)
+    mneme.recall(S, "warm up", log=False)  # the thread's connection exists from here on
+    conn = mneme.store._conn()
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        mneme.recall(S, "cat and tea", log=False)
+    finally:
+        conn.set_trace_callback(None)
+    plans = [
+        detail
+        for sql in statements
+        if sql.lstrip().lower().startswith("select")
+        for *_ids, detail in conn.execute("explain query plan " + sql).fetchall()
+    ]
+    assert any("notes_subject" in detail for detail in plans)
+    assert not [d for d in plans if d.startswith("SCAN notes") or d == "SCAN n"], plans
+    # every read of a person's notes narrows by importance too (or by id): none reads all of them to sort
+    assert "SEARCH notes USING INDEX notes_subject (subject_id=?)" not in plans, plans

@@ -302,6 +302,26 @@ def notes(conn: sqlite3.Connection, space: str, subject: str, kinds: tuple[str, 
     return found if kinds is None else [n for n in found if n.kind in kinds]
 
 
+def newest(
+    conn: sqlite3.Connection, subject: str, sid: int, limit: int, *, fading: bool = False
+) -> list[Note]:
+    """A person's newest live notes (of the fading kinds only, if asked), newest first.
+
+    Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
+    id order, so every part reads from the newest back and stops at `limit`; one query over all of them
+    would sort every note the person has."""
+    kinds = "and kind not in ('fact', 'preference')" if fading else ""
+    parts = " union all ".join(
+        f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
+        f"{kinds} and {LIVE} order by id desc limit :limit)"
+        for importance in range(1, 6)
+    )
+    rows = conn.execute(
+        f"select * from ({parts}) order by id desc limit :limit", {"sid": sid, "limit": limit}
+    )
+    return [note_of(subject, row) for row in rows]
+
+
 def leading(conn: sqlite3.Connection, space: str, subject: str, limit: int) -> list[Note]:
     """A person's most important live notes, newest first among equals (for the profile card)."""
     sid = subject_id(conn, space, subject)

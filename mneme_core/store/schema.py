@@ -235,7 +235,10 @@ end
 
 
 # Writing a note touches fewer pages (see `memory.index`): postings on three levels, fresh ones ordered by
-# note, recent ones and settled ones ordered by term (the old fresh postings settle here).
+# note, recent ones and settled ones ordered by term (the old fresh postings settle here); and one index on
+# (subject, importance) where there were two (live notes by importance, all notes by subject). It serves
+# both: within one importance its entries are in id order, the dead are few beside the live, and a row
+# says whether it is live (see `memory.notes.newest_fading`).
 POSTINGS_LEVELS_0005 = f"""
 update terms set df = df + c.n from
     (select f.term_id, count(*) as n from fresh_postings f join notes n on n.id = f.note_id
@@ -258,6 +261,9 @@ create table recent_postings(
     weight real not null,
     primary key(term_id, note_id)
 ) without rowid;
+drop index notes_live;
+drop index notes_all;
+create index notes_subject on notes(subject_id, importance);
 """
 
 
