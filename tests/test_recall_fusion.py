@@ -14,7 +14,7 @@ import pytest
 
 from mneme_core import Mneme
 from mneme_core.errors import InvalidValue
-from mneme_core.meaning import Embeddings, calibrate
+from mneme_core.meaning import Embeddings
 
 S = "discord:42"
 DIMS = 16
@@ -42,18 +42,8 @@ def scripted(similar: dict[str, float]):
     return fn
 
 
-@pytest.fixture
-def named():
-    names: list[str] = []
-    yield names
-    for name in names:
-        calibrate.forget_weight(name)
-
-
 def companion(db_path, clock, similar: dict[str, float], name: str, weight: float | None) -> Mneme:
-    embedder = Embeddings(scripted(similar), name=name, floor=FLOOR)
-    if weight is not None:
-        calibrate.state_weight(name, weight)
+    embedder = Embeddings(scripted(similar), name=name, floor=FLOOR, weight=weight)
     m = Mneme(db_path, space="test", clock=clock, embed=embedder)
     for text in similar:
         m.remember(S, text)
@@ -70,9 +60,10 @@ BREAD = "the bakery on the corner sells good bread"
 RADIATOR = "the radiator in the hallway is broken again"
 
 
-async def test_a_similarity_only_note_is_admitted_above_the_floor_and_not_below(db_path, clock, named):
-    named.append("scripted:admit")
-    m = companion(db_path, clock, {NIANGAO: 0.9, BREAD: 0.45, "we watched a film": 0.0}, named[0], 1.0)
+async def test_a_similarity_only_note_is_admitted_above_the_floor_and_not_below(db_path, clock):
+    m = companion(
+        db_path, clock, {NIANGAO: 0.9, BREAD: 0.45, "we watched a film": 0.0}, "scripted:admit", 1.0
+    )
     try:
         found = await m.arecall(S, QUERY, recent=0, important=0)
     finally:
@@ -84,11 +75,10 @@ async def test_a_similarity_only_note_is_admitted_above_the_floor_and_not_below(
 
 
 async def test_a_stated_weight_lets_the_most_similar_note_count_that_share_of_the_best_word_match(
-    db_path, clock, named
+    db_path, clock
 ):
-    named += ["scripted:weighted"]
     notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
-    m = companion(db_path, clock, notes, named[0], 2.0)
+    m = companion(db_path, clock, notes, "scripted:weighted", 2.0)
     try:
         found = await m.arecall(S, QUERY, recent=0, important=0)
     finally:
@@ -110,16 +100,34 @@ async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):
     assert any(note.text == NIANGAO for note, _why in found.skipped)
 
 
-def test_a_weight_is_a_share_above_0_and_at_most_2(named):
-    named.append("scripted:checked")
-    calibrate.state_weight(named[0], 0.75)
-    assert calibrate.weight_of(named[0]) == 0.75
-    assert calibrate.weight_of("scripted:never-stated") is None
+def test_a_weight_is_a_share_above_0_and_at_most_2():
+    assert Embeddings(scripted({}), name="scripted:checked", weight=0.75).weight == 0.75
+    assert Embeddings(scripted({}), name="scripted:never-stated").weight is None
     for bad in (0, -1.0, 2.5, True, "1"):
-        with pytest.raises(InvalidValue):
-            calibrate.state_weight(named[0], bad)
-    calibrate.forget_weight(named[0])
-    assert calibrate.weight_of(named[0]) is None
+        with pytest.raises(InvalidValue, match="weight"):
+            Embeddings(scripted({}), name="scripted:checked", weight=bad)
+
+
+async def test_the_weight_travels_with_the_embedder_not_its_name(db_path, clock):
+    """Two companions of one process with the same model name and different weights each keep their own."""
+    notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
+    weighted = companion(db_path, clock, notes, "scripted:same", 2.0)
+    try:
+        found = await weighted.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        weighted.close()
+    cautious = Mneme(
+        db_path,
+        space="test",
+        clock=clock,
+        embed=Embeddings(scripted(notes), name="scripted:same", floor=FLOOR),
+    )
+    try:
+        careful = await cautious.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        cautious.close()
+    assert texts(found) == [NIANGAO, RADIATOR]
+    assert texts(careful) == [RADIATOR]
 
 
 # the E5 embedder: "query: " for the query, "passage: " for notes
@@ -147,17 +155,13 @@ async def test_e5_places_queries_as_queries_and_writes_notes_as_passages():
     mneme_embed = pytest.importorskip("mneme_embed")
     model = FakeE5()
     e5 = mneme_embed.E5Embeddings(model, name="e5:fake")
-    try:
-        assert calibrate.weight_of("e5:fake") == mneme_embed.E5Embeddings.WEIGHT
-        q = await e5.embed(["what is my cat called"])
-        notes = e5.embed_sync(["my cat is called Niangao", "我家的猫叫年糕"])
-    finally:
-        calibrate.forget_weight("e5:fake")
+    assert e5.weight == mneme_embed.E5Embeddings.WEIGHT
+    q = await e5.embed(["what is my cat called"])
+    notes = e5.embed_sync(["my cat is called Niangao", "我家的猫叫年糕"])
     assert model.sides == [("query", 1), ("passage", 2)]
     assert q.shape == (1, 8) and notes.shape == (2, 8)
     assert np.allclose(np.linalg.norm(notes, axis=1), 1.0)
-    cautious = mneme_embed.E5Embeddings(FakeE5(), name="e5:fake-cautious", weight=None)
-    assert calibrate.weight_of(cautious.name) is None
+    assert mneme_embed.E5Embeddings(FakeE5(), name="e5:fake-cautious", weight=None).weight is None
 
 
 def test_e5_without_its_package_says_how_to_install_it(monkeypatch):

@@ -19,10 +19,8 @@ Two measures, for the two ways similarity is taken (see `vectors`):
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from ..errors import InvalidValue
 from .embeddings import numpy
 
 DEFAULT = 0.33
@@ -86,35 +84,3 @@ def file_floor(vectors: Any, around: float) -> float:
     measured = float(np.quantile(upper, 0.95))
     floor = min(max(measured, around - SHIFT), around + SHIFT)
     return float(min(max(floor, CLIP[0]), CLIP[1]))
-
-
-# -- the weight ---------------------------------------------------------------------------------------------
-# How much a model's similarity may count in recall, stated by whoever ships the model after measuring it on
-# the retrieval benchmark (`benchmarks/retrieval.py`), by the name its vectors are stored under. A model with
-# no stated weight gets the cautious rule (see `mneme_core.memory.recall`): a model that has not been
-# measured must never make recall worse than words alone, and a weak one, or one that does not know the
-# language, would. A stated weight lets the query's most similar notes count that share of the best word
-# match, from the person's floor up.
-
-MAX_WEIGHT = 2.0
-_weights: dict[str, float] = {}
-_weights_lock = threading.Lock()
-
-
-def state_weight(name: str, weight: float) -> None:
-    """State how much the similarity of the embedder stored as `name` counts (0 < weight <= 2)."""
-    if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0.0 < weight <= MAX_WEIGHT:
-        raise InvalidValue(f"an embedder's weight is above 0 and at most {MAX_WEIGHT}, not {weight!r}")
-    with _weights_lock:
-        _weights[name] = float(weight)
-
-
-def weight_of(name: str) -> float | None:
-    """The stated weight of an embedder, or None (the cautious rule)."""
-    with _weights_lock:
-        return _weights.get(name)
-
-
-def forget_weight(name: str) -> None:
-    with _weights_lock:
-        _weights.pop(name, None)

@@ -13,6 +13,12 @@ treats like an unreachable provider (the query falls through to words).
 `floor`: the similarity under which this model's vectors say nothing. None (the default) has it measured
 for each file (see `calibrate`).
 
+`weight`: how much this model's similarity may count in recall, stated by whoever ships the model after
+measuring it on the retrieval benchmark (`benchmarks/retrieval.py`): the query's most similar notes count
+that share of the best word match (see `mneme_core.memory.recall`). None (the default) is the cautious rule:
+a model nobody measured must never make recall worse than words alone, and a weak one, or one that does not
+know the language, would.
+
 Registries: `register_embedder(embedder)` makes an embedder known to the whole process by name; the
 `register_embedders(register)` hook fills each `Mneme`'s own plugin manager's registry
 (`mneme.plugins.embedders`). A name is registered once in each; a second registration under the same name is
@@ -58,6 +64,7 @@ __all__ = [
 
 TIMEOUT = 2.0
 BATCH = 64
+MAX_WEIGHT = 2.0
 
 
 class EmbeddingError(MnemeError, RuntimeError):
@@ -82,6 +89,7 @@ class Embeddings:
         name: str | None = None,
         *,
         floor: float | None = None,
+        weight: float | None = None,
         dimensions: int | None = None,
         timeout: float = TIMEOUT,
         batch: int = BATCH,
@@ -96,6 +104,12 @@ class Embeddings:
             )
         if floor is not None and not (isinstance(floor, int | float) and -1.0 < floor < 1.0):
             raise InvalidValue(f"floor is a similarity between -1 and 1, not {describe(floor)}")
+        if weight is not None and (
+            isinstance(weight, bool) or not isinstance(weight, int | float) or not 0.0 < weight <= MAX_WEIGHT
+        ):
+            raise InvalidValue(
+                f"an embedder's weight is above 0 and at most {MAX_WEIGHT}, not {describe(weight)}"
+            )
         if dimensions is not None and (isinstance(dimensions, bool) or not isinstance(dimensions, int)):
             raise InvalidValue(f"dimensions is a whole number, not {describe(dimensions)}")
         if not (isinstance(timeout, int | float) and timeout > 0):
@@ -105,6 +119,7 @@ class Embeddings:
         self.function = function
         self.name = name.strip()
         self.floor = None if floor is None else float(floor)
+        self.weight = None if weight is None else float(weight)
         self.dimensions = dimensions
         self.timeout = float(timeout)
         self.batch = batch
@@ -202,7 +217,9 @@ def as_embedder(value: object) -> Embeddings:
         return embedder_named(value)
     embed = getattr(value, "embed", None)
     if callable(embed) and isinstance(getattr(value, "name", None), str):
-        return Embeddings(embed, name=value.name, floor=getattr(value, "floor", None))
+        return Embeddings(
+            embed, name=value.name, floor=getattr(value, "floor", None), weight=getattr(value, "weight", None)
+        )
     if callable(value):
         return Embeddings(value)
     raise InvalidType(

@@ -49,6 +49,7 @@ class Placed:
     vector: Any
     floor: float
     index: VectorIndex
+    weight: float | None = None  # the embedder's stated weight (see `embeddings`); None: the cautious rule
 
     def similar(self, conn: Any, subject_id: int) -> tuple[Any, Any, float]:
         """(note ids, similarities, floor) of every vector the person has of this embedder."""
@@ -274,7 +275,7 @@ class Meaning:
         if self._index is None or self._index.dimensions != dims:
             self._index = VectorIndex(dims)
         floor = self._floor if self._floor is not None else calibrate.DEFAULT
-        return Placed(eid, vector, floor, self._index)
+        return Placed(eid, vector, floor, self._index, self.embedder.weight)
 
     def _eid_and_dims(self) -> tuple[int, int] | None:
         if self._eid is None:

