@@ -72,7 +72,8 @@ def indexed_df(db_path) -> dict[str, int]:
         term: df
         for term, df in rows(
             db_path,
-            "select term, df + (select count(*) from fresh_postings f where f.term_id = terms.id) from terms",
+            "select term, df + (select count(*) from fresh_postings f where f.term_id = terms.id) "
+            "+ (select count(*) from recent_postings r where r.term_id = terms.id) from terms",
         )
         if df
     }
@@ -283,3 +284,69 @@ def test_a_recall_reads_notes_by_index_and_never_scans_or_sorts_the_whole_histor
     assert not [d for d in plans if d.startswith("SCAN notes") or d == "SCAN n"], plans
     # every read of a person's notes narrows by importance too (or by id): none reads all of them to sort
     assert "SEARCH notes USING INDEX notes_subject (subject_id=?)" not in plans, plans
+
+
+# -- the term ids a connection keeps --------------------------------------------------------------------
+
+
+def test_term_ids_kept_by_one_companion_follow_another_process_renumbering_them(tmp_path, clock):
+    path = tmp_path / "two.db"
+    one = Mneme(path, space="t", clock=clock)
+    two = Mneme(path, space="t", clock=clock)
+    try:
+        one.remember(S, "my cat likes tea")
+        two.store.write(index.rebuild)  # another connection indexes everything again: new term ids
+        one.remember(S, "a cat and more tea")  # must not use the ids it saw before
+        assert indexed_df(path) == true_df(one)
+        assert {r.note.text for r in one.recall(S, "cat", recent=0, important=0).chosen} == {
+            "my cat likes tea",
+            "a cat and more tea",
+        }
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_write_that_rolls_back_leaves_no_term_id_behind(mneme: Mneme, db_path):
+    failing = {"now": True}
+
+    def refuse(conn):
+        if failing["now"]:
+            raise RuntimeError("the disk is full")
+
+    mneme.store.piggyback.append(refuse)
+    with pytest.raises(RuntimeError):
+        mneme.remember(S, "a brand new word: zeppelin")
+    failing["now"] = False
+    assert rows(db_path, "select count(*) from terms where term = 'zeppelin'") == [(0,)]
+    mneme.remember(S, "zeppelin rides again")
+    assert indexed_df(db_path) == true_df(mneme)
+    assert [r.note.text for r in mneme.recall(S, "zeppelin", recent=0, important=0).chosen] == [
+        "zeppelin rides again"
+    ]
+
+
+async def test_a_queued_write_that_fails_alone_leaves_no_term_id_behind(
+    mneme: Mneme, db_path, monkeypatch: pytest.MonkeyPatch
+):
+    import asyncio
+
+    real_add = index.add
+
+    def add_then_fail(conn, subject_id, note):
+        real_add(conn, subject_id, note)  # its new terms are in, and seen...
+        if "dirigible" in note.text:
+            raise RuntimeError("...and then the write fails")  # ...and rolled back to its savepoint
+
+    monkeypatch.setattr(notes.index, "add", add_then_fail)
+    kept, failed = await asyncio.gather(
+        mneme.aremember(S, "a kite over the bay"),
+        mneme.aremember(S, "another new word: dirigible"),
+        return_exceptions=True,
+    )
+    assert kept.text == "a kite over the bay" and isinstance(failed, RuntimeError)
+    monkeypatch.setattr(notes.index, "add", real_add)
+    await mneme.aremember(S, "a dirigible over the bay")
+    assert indexed_df(db_path) == true_df(mneme)
+    found = await mneme.arecall(S, "dirigible", recent=0, important=0)
+    assert [r.note.text for r in found.chosen] == ["a dirigible over the bay"]

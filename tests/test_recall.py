@@ -33,11 +33,11 @@ def raw(db_path) -> closing[sqlite3.Connection]:
 
 
 def df_of(db_path, term: str) -> int:
-    """How many live notes contain a term: settled postings' `df` plus the fresh postings (see `index`)."""
+    """How many live notes contain a term: `df` plus its recent and fresh postings (see `index`)."""
     with raw(db_path) as conn:
         row = conn.execute(
             "select df + (select count(*) from fresh_postings f where f.term_id = terms.id) "
-            "from terms where term = ?",
+            "+ (select count(*) from recent_postings r where r.term_id = terms.id) from terms where term = ?",
             (term,),
         ).fetchone()
     return row[0] if row else 0

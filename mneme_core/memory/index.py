@@ -2,7 +2,8 @@
 
 A note's terms are the terms (see `mneme_core.text.terms`) of its text, its key's words and its gloss. Each
 person has a vocabulary in `terms`; each (term, note) pair is a posting. How many of the person's live
-notes contain a term (its `df`) is `terms.df` (the settled postings) plus its fresh postings (see below).
+notes contain a term (its `df`) is `terms.df` (the settled postings) plus its recent and fresh postings
+(see below).
 The index changes in the transaction that makes a note live or takes it out of life (forgotten, replaced,
 pruned), so it only ever describes live notes and a recall never has to filter out the dead.
 
@@ -13,9 +14,10 @@ the WAL (a Chinese note has some 27 terms), while a big merge touches nearly eve
 - `fresh_postings`, ordered by note (its id is `note_id << 20 | position`), where a new note's postings
   share a page: each note costs about one page. A recall scans it (at most `FRESH_NOTES` notes' worth).
 - `recent_postings`, ordered by term, small: every `FRESH_NOTES` notes the fresh postings move here in one
-  statement, touching at most the few hundred pages this table has, and their terms' `df` is counted.
+  statement, touching at most the few hundred pages this table has. A recall counts them by term.
 - `postings`, ordered by term, everything older: every `RECENT_NOTES` notes the recent postings move here in
-  key order, one pass over the big table for thousands of notes instead of one per few hundred.
+  key order, and are counted into their terms' `df`: one pass over the big tables for thousands of notes
+  instead of one per few hundred.
 
 A recall reads the newest postings of each term from `recent_postings` first, then `postings` (see
 `recent_counts`), so the split never changes what it finds. The work is a few statements per note, done
@@ -56,22 +58,74 @@ def rank_of(
     return fresh_at, (0.4 + 0.15 * importance) * (1 + 0.3 * abs(feeling))
 
 
+class TermIds:
+    """The term ids one connection has seen, per (subject, term): most of a new note's terms are words the
+    person used before, and looking them up costs more than writing the note's postings.
+
+    Kept on the connection (see `store.Connection`), which forgets it when a transaction of it rolls back;
+    valid while no other connection has committed (`PRAGMA data_version` says when one has), and cleared when
+    this connection deletes terms (`erase`, `rebuild`)."""
+
+    LIMIT = 200_000
+
+    def __init__(self) -> None:
+        self.version: int | None = None
+        self.ids: dict[tuple[int, str], int] = {}
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection) -> TermIds | None:
+        kept = getattr(conn, "__dict__", None)
+        if kept is None:  # a plain sqlite3 connection: nowhere to keep them, look terms up each time
+            return None
+        found = kept.get("term_ids")
+        if found is None:
+            found = kept["term_ids"] = cls()
+        (version,) = conn.execute("pragma data_version").fetchone()
+        if version != found.version or len(found.ids) > cls.LIMIT:
+            found.version, found.ids = version, {}
+        return found
+
+
+def forget_term_ids(conn: sqlite3.Connection) -> None:
+    """This connection is deleting terms: the ids it has seen may go."""
+    kept = getattr(conn, "__dict__", None)
+    if kept is not None:
+        kept.pop("term_ids", None)
+
+
+def term_ids(conn: sqlite3.Connection, subject_id: int, terms: list[str]) -> list[int]:
+    """The id of each term in the person's vocabulary, the new ones added (in `terms`' order)."""
+    seen = TermIds.of(conn)
+    known = {} if seen is None else seen.ids
+    missing = [term for term in terms if (subject_id, term) not in known]
+    if missing:
+        listed = json.dumps(missing, ensure_ascii=False)
+        conn.execute(
+            "insert or ignore into terms(subject_id, term, df) "
+            "select ?, value, 0 from json_each(?) where true",
+            (subject_id, listed),
+        )
+        found = conn.execute(
+            "select term, id from terms where subject_id = ? and term in (select value from json_each(?))",
+            (subject_id, listed),
+        ).fetchall()
+        if seen is None:
+            known = {(subject_id, term): term_id for term, term_id in found}
+        else:
+            known.update(((subject_id, term), term_id) for term, term_id in found)
+    return [known[subject_id, term] for term in terms]
+
+
 def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
     """Index a note that has just become live (or changed its text, key or gloss)."""
     terms = note_terms(note.text, note.key, note.gloss)
     if not terms:
         return
-    listed = json.dumps(terms, ensure_ascii=False)
     fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
     conn.execute(
-        "insert or ignore into terms(subject_id, term, df) select ?, value, 0 from json_each(?) where true",
-        (subject_id, listed),
-    )
-    conn.execute(
         "insert or ignore into fresh_postings(id, term_id, fresh_at, weight) "
-        f"select (? << {SHIFT}) + j.key, t.id, ?, ? "
-        "from json_each(?) j cross join terms t on t.subject_id = ? and t.term = j.value",
-        (note.id, fresh_at, weight, listed, subject_id),
+        f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
+        (note.id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms))),
     )
     oldest = conn.execute(f"select id >> {SHIFT} from fresh_postings order by id limit 1").fetchone()
     if oldest and note.id - oldest[0] >= FRESH_NOTES:
@@ -79,12 +133,8 @@ def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
 
 
 def merge(conn: sqlite3.Connection) -> int:
-    """Move the fresh postings into `recent_postings`, counting them into their terms' `df` (and every
-    `RECENT_NOTES` notes, the recent postings into `postings`); returns how many fresh postings moved."""
-    conn.execute(
-        "update terms set df = df + c.n from "
-        "(select term_id, count(*) as n from fresh_postings group by term_id) c where terms.id = c.term_id"
-    )
+    """Move the fresh postings into `recent_postings` (and every `RECENT_NOTES` notes, the recent postings
+    into `postings`); returns how many fresh postings moved."""
     moved = conn.execute(
         "insert or replace into recent_postings(term_id, note_id, fresh_at, weight) "
         f"select term_id, id >> {SHIFT}, fresh_at, weight from fresh_postings order by term_id, id"
@@ -103,7 +153,12 @@ def merge(conn: sqlite3.Connection) -> int:
 
 
 def settle(conn: sqlite3.Connection) -> int:
-    """Move the recent postings into `postings` (in key order: one pass over it); returns how many."""
+    """Move the recent postings into `postings` (in key order: one pass over it), counting them into their
+    terms' `df` (one pass over `terms`); returns how many."""
+    conn.execute(
+        "update terms set df = df + c.n from "
+        "(select term_id, count(*) as n from recent_postings group by term_id) c where terms.id = c.term_id"
+    )
     moved = conn.execute(
         "insert or replace into postings(term_id, note_id, fresh_at, weight) "
         "select term_id, note_id, fresh_at, weight from recent_postings order by term_id, note_id"
@@ -124,7 +179,7 @@ def fresh_postings(
 
 
 def recent_counts(conn: sqlite3.Connection, term_ids: list[int]) -> dict[int, int]:
-    """How many of each term's settled postings are in `recent_postings` (read first, being newer)."""
+    """How many of each term's postings are in `recent_postings`: part of its `df`, and read first (newer)."""
     return dict(
         conn.execute(
             "select term_id, count(*) from recent_postings "
@@ -153,8 +208,7 @@ def remove(
     listed = json.dumps(terms, ensure_ascii=False)
     conn.execute(
         "update terms set df = df - 1 where subject_id = :s and term in (select value from json_each(:t)) "
-        "and (exists (select 1 from recent_postings p where p.term_id = terms.id and p.note_id = :n) "
-        "or exists (select 1 from postings p where p.term_id = terms.id and p.note_id = :n))",
+        "and exists (select 1 from postings p where p.term_id = terms.id and p.note_id = :n)",
         {"s": subject_id, "t": listed, "n": note_id},
     )
     for table in ("recent_postings", "postings"):
@@ -168,6 +222,7 @@ def remove(
 
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every live note again (after the tokenizer changed); returns how many notes were indexed."""
+    forget_term_ids(conn)
     for table in ("postings", "recent_postings", "fresh_postings", "terms"):
         conn.execute(f"delete from {table}")
     rows = conn.execute(f"select subject_id, {COLUMNS} from notes where {LIVE}").fetchall()

@@ -263,6 +263,7 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
         conn.execute(
             f"delete from {table} where term_id in (select id from terms where subject_id = ?)", (sid,)
         )
+    index.forget_term_ids(conn)
     conn.execute("delete from terms where subject_id = ?", (sid,))
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))

@@ -22,7 +22,7 @@ evidence plus a lift when its similarity is above the floor, `scale x (similarit
 `scale` being a share of the best word match's evidence (or, when words found little, of that of a word found
 in one note only), so meaning and words are on one scale whatever the query's length. How large a share,
 and where the floor and the reach are, depends on whether the model's weight was measured and stated
-(`mneme_core.meaning.calibrate.state_weight`):
+(`Embeddings(weight=...)`, see `mneme_core.meaning.embeddings`):
 
 - stated (`weight`): the floor is the higher of the person's floor (see `calibrate`) and `TRUSTED_Z`
   standard deviations above the mean of the query's similarity to all the person's notes, the reach is the
@@ -58,7 +58,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import text
-from ..meaning import calibrate
 from ..store.schema import LIVE
 from . import index
 from .note import COLUMNS, Note, note_of
@@ -174,14 +173,14 @@ def _word_ranked(
     # candidates, scored here; the merged postings are scored inside SQLite.
     fresh_rows = index.fresh_postings(conn, [row[0] for row in known])
     fresh_df = Counter(row[1] for row in fresh_rows)
-    found = [(i, term, df + fresh_df[i]) for i, term, df in known if df + fresh_df[i] > 0]
+    recent = index.recent_counts(conn, [row[0] for row in known])
+    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
     if not found:
         return [], []
     shares = _shares(found)
     k = max(4 * ask.limit, 24)
     params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": k}
     parts = []
-    recent = index.recent_counts(conn, [share[0] for share in shares])
     for i, (term_id, _term, df, take) in enumerate(shares):
         newer = min(take, recent.get(term_id, 0))  # the newest postings are the recent ones (see `index`)
         params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df)
@@ -230,7 +229,7 @@ def _matches(
     similar: dict[int, float] = {}
     floor, reach, share = 0.0, 1.0, SIMILAR
     if placed is not None:
-        weight = _weight(conn, placed.embedder_id)
+        weight = placed.weight
         z = QUERY_Z if weight is None else TRUSTED_Z
         similar, floor, top = _similar(conn, placed, sid, k, words, z)
         if weight is not None:
@@ -270,12 +269,6 @@ def _matches(
     strong = [m for m in matches if m.evidence >= WEAK * best]
     weak = [replace(m, score=-1.0) for m in matches if m.evidence < WEAK * best]
     return strong + weak
-
-
-def _weight(conn: sqlite3.Connection, embedder_id: int) -> float | None:
-    """The stated weight of the embedder that placed the query (see `calibrate.state_weight`)."""
-    row = conn.execute("select name from embedders where id = ?", (embedder_id,)).fetchone()
-    return calibrate.weight_of(row[0]) if row else None
 
 
 def _similar(

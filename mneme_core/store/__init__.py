@@ -47,6 +47,21 @@ Work = Callable[..., T]
 DURABILITY = {"normal": "NORMAL", "full": "FULL"}
 
 
+class Connection(sqlite3.Connection):
+    """A connection that may carry what its own transactions learned, such as the term index's term ids
+    (see `memory.index`): such knowledge holds only for what this connection committed, so it is forgotten
+    whenever one of its transactions, or a savepoint in one, rolls back."""
+
+    def forget(self) -> None:
+        self.__dict__.clear()
+
+
+def _forget(conn: sqlite3.Connection) -> None:
+    forget = getattr(conn, "forget", None)
+    if forget is not None:
+        forget()
+
+
 @dataclass
 class _Queued:
     """A write waiting for the writer's thread, and its outcome once committed (or not)."""
@@ -111,7 +126,11 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=self.busy_timeout,
+            factory=Connection,
         )
         return self._setup(conn)
 
@@ -160,7 +179,11 @@ class Store:
                 pair = []
                 for _ in range(2):
                     aconn = await aiosqlite.connect(
-                        self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+                        self.path,
+                        isolation_level=None,
+                        check_same_thread=False,
+                        timeout=self.busy_timeout,
+                        factory=Connection,
                     )
                     await aconn._execute(self._setup, aconn._conn)
                     pair.append(aconn)
@@ -178,6 +201,7 @@ class Store:
                 extra(conn)
             conn.execute("commit")
         except BaseException:
+            _forget(conn)
             if conn.in_transaction:
                 conn.execute("rollback")
             raise
@@ -229,6 +253,7 @@ class Store:
                 try:
                     item.result = item.work(conn, *item.args)
                 except Exception as err:  # this write alone fails; the others go on
+                    _forget(conn)
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
@@ -236,6 +261,7 @@ class Store:
                 extra(conn)
             conn.execute("commit")
         except BaseException as err:
+            _forget(conn)
             if conn.in_transaction:
                 conn.execute("rollback")
             for item in batch:
