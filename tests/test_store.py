@@ -681,3 +681,36 @@ def test_waiting_log_is_written_on_close(db_path, clock):
     assert recall_rows(db_path) == 0
     m.close()
     assert recall_rows(db_path) == 1
+
+
+# checkpoints, off the writers' path
+
+
+def test_the_wal_is_copied_into_the_file_by_a_thread_of_its_own(db_path, clock):
+    import time
+    from contextlib import closing
+
+    from mneme_core.store.checkpoint import SAFETY
+
+    m = Mneme(db_path, space="test", clock=clock)
+    try:
+        m.store.checkpointer.every = 16
+        writer = m.store._conn()
+        assert writer.execute("pragma wal_autocheckpoint").fetchone() == (SAFETY,)
+        before = os.path.getsize(db_path)
+        for i in range(200):
+            m.remember("discord:42", f"note number {i} about the garden")
+        deadline = time.monotonic() + 10
+        while m.store.checkpointer.runs < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert m.store.checkpointer.runs >= 3
+        while os.path.getsize(db_path) <= before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.path.getsize(db_path) > before  # pages reached the file while the WAL stayed in use
+        thread = m.store.checkpointer._thread
+        assert thread is not None and thread.is_alive()
+    finally:
+        m.close()
+    assert not thread.is_alive()
+    with closing(sqlite3.connect(db_path)) as conn:
+        assert conn.execute("select count(*) from notes").fetchone() == (200,)

@@ -38,6 +38,7 @@ import aiosqlite
 
 from ..errors import ClosedError, InvalidValue, SchemaError, describe
 from . import schema
+from .checkpoint import SAFETY, Checkpointer
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ class Store:
         self.path = path
         self.durability = durability
         self.busy_timeout = busy_timeout
+        self.checkpointer = Checkpointer(path, busy_timeout)
         self.clock = clock
         self.migrations = tuple(migrations)
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
@@ -118,9 +120,9 @@ class Store:
         conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
         conn.execute("pragma temp_store = memory")
         conn.execute("pragma cache_size = -65536")
-        # Checkpoint every ~40 MB of WAL rather than 4 MB: the pages a note's commit touches (its terms, the
-        # tails of the indexes) are the same few again and again, and a checkpoint writes each only once.
-        conn.execute("pragma wal_autocheckpoint = 10000")
+        # Checkpoints are the checkpoint thread's (see `checkpoint`); a writer checkpoints itself only if
+        # the thread falls this far behind.
+        conn.execute(f"pragma wal_autocheckpoint = {SAFETY}")
         conn.execute("pragma journal_size_limit = 67108864")
         return conn
 
@@ -200,6 +202,7 @@ class Store:
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
+            self.checkpointer.wrote()
         except BaseException:
             _forget(conn)
             if conn.in_transaction:
@@ -260,6 +263,7 @@ class Store:
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
+            self.checkpointer.wrote()
         except BaseException as err:
             _forget(conn)
             if conn.in_transaction:
@@ -284,6 +288,7 @@ class Store:
         if self._closed:
             return
         self._closed = True
+        self.checkpointer.stop()
         if self._aconns is not None:
             for aconn in self._aconns:
                 await aconn.close()
@@ -293,6 +298,7 @@ class Store:
         if self._closed:
             return
         self._closed = True
+        self.checkpointer.stop()
         if self._aconns is not None:
             # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
             # short-lived thread, so this works whether or not a loop runs in the caller's thread.
