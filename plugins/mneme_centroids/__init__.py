@@ -16,16 +16,27 @@ from typing import Any
 from mneme_core.hookspecs import hookimpl
 
 from .schema import CENTROIDS_0001
-from .tier import Centroids
 
 __all__ = ["Centroids", "make_tier", "register_migrations", "register_tiers"]
 
 
-def make_tier(mneme: Any) -> Centroids | None:
+def __getattr__(name: str) -> Any:
+    # The tier needs numpy, which only the `embed` extra brings: imported when used, never at start-up, so
+    # installing Mneme without extras never stops a companion from opening.
+    if name == "Centroids":
+        from .tier import Centroids
+
+        return Centroids
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def make_tier(mneme: Any) -> Any:
     """The tier for one companion, with its `[plugins.centroids]` settings; none for a companion without an
     embedder (it has no vectors to learn from, and its writes should not pay for looking)."""
     if mneme.meaning is None:
         return None
+    from .tier import Centroids
+
     settings = mneme.config.table("plugins.centroids")
     known = {"min_notes", "min_share"}
     unknown = sorted(set(settings) - known)
