@@ -86,13 +86,19 @@ def test_the_default_is_multilingual_and_is_not_loaded_when_registered():
 def test_register_embedders_fills_the_core_registry():
     from mneme_core.meaning import register_embedder
 
-    register_embedders(
-        register=lambda embedder, name=None: register_embedder(embedder, name=name, plugin="embed")
-    )
+    names: list[str] = []
+
+    def register(embedder, name=None):
+        names.append(name)
+        register_embedder(embedder, name=name, plugin="embed")
+
+    register_embedders(register=register)
     try:
         assert registered_embedders()["local"] == "embed"
+        assert registered_embedders()["e5"] == "embed"
     finally:
-        unregister_embedder("local")
+        for name in names:  # every one, or later tests see this plugin's names in the process registry
+            unregister_embedder(name)
 
 
 _registered: list = []
