@@ -394,3 +394,22 @@ def test_a_bare_function_is_an_embedder_named_after_it(db_path, clock):
 
     with Mneme(db_path, space="test", clock=clock, embed=my_embed) as m:
         assert m.meaning.name.startswith("custom:") and m.meaning.name.endswith("my_embed")
+
+
+async def test_a_query_function_places_queries_and_the_main_function_embeds_notes():
+    sides: list[str] = []
+
+    def notes(texts):
+        sides.append("note")
+        return [[1.0, 0.0]] * len(texts)
+
+    def questions(texts):
+        sides.append("query")
+        return [[0.0, 1.0]] * len(texts)
+
+    e = Embeddings(notes, name="sided", query=questions)
+    assert (await e.embed(["where is my cat?"])).tolist() == [[0.0, 1.0]]
+    assert e.embed_sync(["my cat naps"]).tolist() == [[1.0, 0.0]]
+    assert sides == ["query", "note"]
+    with pytest.raises(TypeError, match="query is a function"):
+        Embeddings(notes, name="sided", query="questions")

