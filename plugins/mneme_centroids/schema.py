@@ -24,7 +24,16 @@ from __future__ import annotations
 
 SCALE = 1 << 20  # a vector's components (at most 1 in size) on a grid of about 1e-6
 
-CENTROIDS_0001 = """
+# Every stored vector queued to be learned (a new tokenizer's term ids, or the plugin installed late).
+LEARN_ALL = """insert into centroid_queue(op, note_id, embedder_id, subject_id)
+    select 'learn', note_id, embedder_id, subject_id from vectors;"""
+START_OVER = f"""    delete from centroids;
+    delete from centroid_lessons;
+    delete from centroid_sets;
+    delete from centroid_queue;
+    {LEARN_ALL}"""
+
+CENTROIDS_0001 = f"""
 create table if not exists centroids(
     embedder_id integer not null,
     term_id integer not null,
@@ -94,22 +103,11 @@ create trigger if not exists centroids_subject_erased after delete on subjects b
 end;
 create trigger if not exists centroids_terms_inserted after insert on meta
 when new.key = 'terms_version' begin
-    delete from centroids;
-    delete from centroid_lessons;
-    delete from centroid_sets;
-    delete from centroid_queue;
-    insert into centroid_queue(op, note_id, embedder_id, subject_id)
-    select 'learn', note_id, embedder_id, subject_id from vectors;
+{START_OVER}
 end;
 create trigger if not exists centroids_terms_changed after update on meta
 when new.key = 'terms_version' and old.value is not new.value begin
-    delete from centroids;
-    delete from centroid_lessons;
-    delete from centroid_sets;
-    delete from centroid_queue;
-    insert into centroid_queue(op, note_id, embedder_id, subject_id)
-    select 'learn', note_id, embedder_id, subject_id from vectors;
+{START_OVER}
 end;
-insert into centroid_queue(op, note_id, embedder_id, subject_id)
-select 'learn', note_id, embedder_id, subject_id from vectors;
+{LEARN_ALL}
 """
