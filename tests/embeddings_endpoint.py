@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+import loopback
 
 CAT = ("cat", "kitten", "年糕")
 
@@ -63,13 +64,5 @@ def serving() -> Iterator[Endpoint]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    found.url = f"http://127.0.0.1:{server.server_port}/v1"
-    try:
+    with loopback.serving(Handler) as found.url:
         yield found
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+import loopback
 import mneme_openai
 import pytest
 from mneme_openai.provider import OpenAIProvider, ProviderError, _retry_after
@@ -86,16 +86,8 @@ def endpoint() -> Iterator[Endpoint]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    found.url = f"http://127.0.0.1:{server.server_port}/v1"
-    try:
+    with loopback.serving(Handler) as found.url:
         yield found
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class Sleeps:
