@@ -119,6 +119,15 @@ async def test_e5_calls_its_model_from_one_thread_whichever_thread_asks(db_path,
     assert threading.get_ident() not in model.threads
 
 
+async def test_two_e5_embedders_of_one_process_share_the_one_thread():
+    first, second = ThreadRecordingE5(), ThreadRecordingE5()
+    a = mneme_embed.E5Embeddings(first, name="e5:first")
+    b = mneme_embed.E5Embeddings(second, name="e5:second")
+    await asyncio.gather(a.embed(["one"]), b.embed(["two"]), asyncio.to_thread(b.embed_sync, ["three"]))
+    assert first.calls and second.calls
+    assert len(first.threads | second.threads) == 1
+
+
 async def test_e5_writes_a_batch_note_by_note_in_order():
     model = ThreadRecordingE5()
     e5 = mneme_embed.E5Embeddings(model, name="e5:batch")

@@ -107,6 +107,9 @@ class E5Embeddings(_Loaded):
     before notes (see `mneme_embed.one_thread`: the engine is twice as fast from one calling thread)."""
 
     WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
+    # One thread for every E5 of the process: two models called from two threads would be two callers of
+    # the one OpenMP runtime again.
+    engine = OneThread("mneme-e5")
 
     def __init__(
         self,
@@ -124,7 +127,6 @@ class E5Embeddings(_Loaded):
         self._model = model
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
         self._load_lock = threading.Lock()
-        self.engine = OneThread(f"mneme-e5-{name}"[:60])
         super().__init__(
             self.passages,
             name=name,
