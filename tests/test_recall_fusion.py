@@ -89,6 +89,28 @@ async def test_a_stated_weight_lets_the_most_similar_note_count_that_share_of_th
     assert found.chosen[1].why == "matched: radiator"
 
 
+async def test_a_stated_weight_fuses_the_places_among_words_and_among_the_similar(db_path, clock):
+    from mneme_core.memory.recall import FUSION_K
+
+    both = "the kitten sleeps on the radiator"  # first among words, not similar at all
+    kitten = "a kitten was adopted from the shelter"  # second among words, the most similar
+    niangao = NIANGAO  # no word in common, the second most similar
+    m = companion(db_path, clock, {both: 0.0, kitten: 0.9, niangao: 0.8, BREAD: 0.3}, "scripted:fused", 1.0)
+    try:
+        found = await m.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        m.close()
+    assert texts(found) == [kitten, both, niangao]
+    scores = [r.score for r in found.chosen]
+    assert scores == pytest.approx([1 / (FUSION_K + 1) + 1 / FUSION_K, 1 / FUSION_K, 1 / (FUSION_K + 1)])
+    assert [r.why for r in found.chosen] == [
+        "matched: kitten, similar 0.90",
+        "matched: radiator, kitten",
+        "similar 0.80",
+    ]
+    assert BREAD not in texts(found)  # under the floor, and no word in common
+
+
 async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):
     notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
     m = companion(db_path, clock, notes, "scripted:unmeasured", None)

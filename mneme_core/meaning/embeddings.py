@@ -17,8 +17,9 @@ for each file (see `calibrate`).
 "query: " and "passage: "); `function` embeds notes, and queries too when `query` is not given.
 
 `weight`: how much this model's similarity may count in recall, stated by whoever ships the model after
-measuring it on the retrieval benchmark (`benchmarks/retrieval.py`): the query's most similar notes count
-that share of the best word match (see `mneme_core.memory.recall`). None (the default) is the cautious rule:
+measuring it on the retrieval benchmark (`benchmarks/retrieval.py`): recall then fuses the notes' places
+among the word matches and among the similar notes, the query's most similar note counting that share of
+the best word match (see `mneme_core.memory.recall`). None (the default) is the cautious rule:
 a model nobody measured must never make recall worse than words alone, and a weak one, or one that does not
 know the language, would.
 
