@@ -299,6 +299,22 @@ def test_notes_written_before_the_embedder_are_caught_up(db_path, clock, fake):
         assert vector_count(db_path) == 2
 
 
+def test_the_floor_is_measured_once_per_file_not_at_every_start(db_path, clock, fake):
+    from mneme_core.meaning import calibrate
+
+    bundled = len(calibrate.texts())
+    with Mneme(db_path, space="test", clock=clock, embed=Embeddings(fake, name="fake:concepts")) as m:
+        m.remember(S, "养了一只叫年糕的猫")
+        m.embed_pending()
+        floor = m.report()["meaning"]["floor"]
+    assert fake.texts == bundled + 1  # the bundled set, then the note
+    with Mneme(db_path, space="test", clock=clock, embed=Embeddings(fake, name="fake:concepts")) as again:
+        again.remember(S, "喜欢喝乌龙茶")
+        again.embed_pending()
+        assert again.report()["meaning"]["floor"] == floor
+    assert fake.texts == bundled + 2  # only the new note: the file kept the floor
+
+
 async def test_two_embedders_keep_their_vectors_apart(db_path, clock, fake):
     other = Fake()
     with Mneme(db_path, space="test", clock=clock, embed=Embeddings(fake, name="model-a")) as m:
