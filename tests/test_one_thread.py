@@ -158,6 +158,8 @@ async def test_a_query_past_its_timeout_falls_through_and_the_next_one_is_answer
 def test_e5_refuses_a_thread_count_that_is_not_a_whole_number_above_zero(threads):
     with pytest.raises(InvalidValue, match="threads is a whole number"):
         mneme_embed.E5Embeddings(ThreadRecordingE5(), threads=threads)
+    with pytest.raises(InvalidValue, match="blas_threads is a whole number"):
+        mneme_embed.E5Embeddings(ThreadRecordingE5(), blas_threads=threads)
 
 
 def test_e5_uses_two_threads_unless_told_or_the_machine_has_fewer(monkeypatch):
@@ -166,3 +168,34 @@ def test_e5_uses_two_threads_unless_told_or_the_machine_has_fewer(monkeypatch):
     monkeypatch.setattr(mneme_embed.os, "cpu_count", lambda: 16)
     assert mneme_embed.E5Embeddings(ThreadRecordingE5()).threads == 2
     assert mneme_embed.E5Embeddings(ThreadRecordingE5(), threads=4).threads == 4
+
+
+def _blas_threads(threadpoolctl) -> list[int]:
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_making_e5_keeps_numpys_blas_to_one_thread_unless_told_not_to(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from mneme_embed import cores
+
+    if not _blas_threads(threadpoolctl):
+        pytest.skip("numpy here has no BLAS that threadpoolctl can see")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):  # put back as it was on leaving
+        monkeypatch.setattr(cores, "_limited", None)
+        before = _blas_threads(threadpoolctl)
+        mneme_embed.E5Embeddings(ThreadRecordingE5(), name="e5:blas-left", blas_threads=None)
+        assert _blas_threads(threadpoolctl) == before
+        mneme_embed.E5Embeddings(ThreadRecordingE5(), name="e5:blas")
+        assert set(_blas_threads(threadpoolctl)) == {1}
+    monkeypatch.setattr(cores, "_limited", None)
+
+
+def test_without_threadpoolctl_e5_is_made_all_the_same(monkeypatch):
+    import sys
+
+    from mneme_embed import cores
+
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)
+    monkeypatch.setattr(cores, "_limited", None)
+    assert cores.limit_blas(1) is False
+    assert mneme_embed.E5Embeddings(ThreadRecordingE5(), name="e5:no-threadpoolctl").threads >= 1

