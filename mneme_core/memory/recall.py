@@ -6,11 +6,12 @@ notes still counts a little, so asking about what a person mostly talks about st
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
 characters, a lone common character is not evidence).
 
-Score. `evidence x (0.5 + 0.5 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
+Score. `evidence x (0.75 + 0.25 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
 breaks near ties between comparable evidence; it must not overturn a clear difference in it: a person asking
-about a thing from months ago means that thing, so a note that has faded completely keeps half its score
-(`FADED`; the reference keeps a quarter, and on the retrieval benchmark an old turn that answered the
-question lost to fresh small talk). Word evidence is summed inside SQLite over the postings of the query's
+about a thing from months ago means that thing, so a note that has faded completely keeps three quarters of
+its score (`FADED`; the reference keeps a quarter, and on the retrieval benchmark an old turn that answered
+the question lost to fresh small talk; half found 0.586 at 6 notes on the dev set, three quarters 0.603,
+the same at 10). Word evidence is summed inside SQLite over the postings of the query's
 terms. A very common term contributes the postings of its newest notes only (the whole recall reads at most
 `POSTINGS` merged postings, plus those of the few newest notes not merged yet, see `index`), so the cost of
 a query is bounded however long the history grows, and the rare terms, which carry the evidence, are always
@@ -72,7 +73,7 @@ if TYPE_CHECKING:
 
 POSTINGS = 1500
 WEAK = 0.2
-FADED = 0.5  # what a note that has faded completely keeps of its score
+FADED = 0.75  # what a note that has faded completely keeps of its score
 MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
