@@ -187,6 +187,38 @@ async def test_e5_places_queries_as_queries_and_writes_notes_as_passages():
     assert mneme_embed.E5Embeddings(FakeE5(), name="e5:fake-cautious", weight=None).weight is None
 
 
+class ScriptedE5:
+    """An E5-like model with the query along axis 0 and each note at its scripted plain cosine to it."""
+
+    def __init__(self, similar: dict[str, float]) -> None:
+        self.fn = scripted(similar)
+
+    def query(self, texts):
+        return np.array(self.fn([QUERY for _ in texts]), dtype=np.float32)
+
+    def passage(self, texts):
+        return np.array(self.fn(list(texts)), dtype=np.float32)
+
+
+async def test_e5_states_its_floor_so_a_person_with_few_notes_is_not_all_similar(db_path, clock):
+    mneme_embed = pytest.importorskip("mneme_embed")
+    floor = mneme_embed.E5Embeddings.FLOOR
+    notes = {NIANGAO: floor + 0.05, BREAD: floor - 0.03, "we watched a film": floor - 0.06}
+    e5 = mneme_embed.E5Embeddings(ScriptedE5(notes), name="e5:scripted")
+    assert e5.floor == floor
+    assert mneme_embed.E5Embeddings(ScriptedE5(notes), name="e5:measured", floor=None).floor is None
+    m = Mneme(db_path, space="test", clock=clock, embed=e5)
+    try:
+        for note in notes:
+            m.remember(S, note)
+        m.embed_pending()
+        found = await m.arecall(S, QUERY, recent=0, important=0)
+    finally:
+        m.close()
+    # E5's similarities all sit high: under the stated floor a note says nothing, however high it looks
+    assert texts(found) == [NIANGAO]
+
+
 def test_e5_without_its_package_says_how_to_install_it(monkeypatch):
     mneme_embed = pytest.importorskip("mneme_embed")
     import sys

@@ -108,6 +108,12 @@ class E5Embeddings(_Loaded):
     numpy's BLAS keeps to `blas_threads` threads (see `mneme_embed.cores`)."""
 
     WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
+    # The plain cosine under which a query and a note have nothing to do with each other, for a person with
+    # too few notes to measure it on (see `mneme_core.meaning.calibrate`): measured on the bundled pairs with
+    # "query: " on one side, as recall uses it, halfway between the related pairs' first quartile (0.81) and
+    # what 95% of the unrelated pairs stay under (0.79-0.80). The bundled measure puts "passage: " on both
+    # sides, where E5 separates the two by less than 0.1 and the measure gives up at 0.33: every note passed.
+    FLOOR = 0.80
     # One thread for every E5 of the process: two models called from two threads would be two callers of
     # the one OpenMP runtime again.
     engine = OneThread("mneme-e5")
@@ -120,7 +126,7 @@ class E5Embeddings(_Loaded):
         weight: float | None = WEIGHT,
         threads: int | None = None,
         blas_threads: int | None = 1,
-        floor: float | None = None,
+        floor: float | None = FLOOR,
         timeout: float = 2.0,
         batch: int = 32,
     ) -> None:
