@@ -29,6 +29,9 @@ Glossary and policy:
   four letters or more, deliberately simpler than a real stemmer: notes and queries go through the same
   rules, so being consistent matters and being linguistically right does not. It sometimes makes odd
   stems ("movie" is "movy", "dance" is "danc"), which only show in recall's "matched: ..." explanations.
+  Irregular verbs meet their past forms through a table ("ran" is "run", "bought" is "buy", "went" is
+  "go"): questions ask "when did she run a race?" of notes that say "I ran a race". On the retrieval
+  benchmark's English dev set this found 0.581 at 6 notes instead of 0.567.
 
 `version()` names the rules; the index is rebuilt whenever it changes, so any change to what `terms()`
 returns for some text must change `TERMS_VERSION`.
@@ -68,7 +71,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TERMS_VERSION = "mneme-terms-2"
+TERMS_VERSION = "mneme-terms-3"
 ELLIPSIS = "…"
 
 # English function words, chat fillers and common contractions (after casefolding, with a plain apostrophe).
@@ -291,12 +294,36 @@ def _word(word: str) -> str:
         word = word[:-2].rstrip("'_-\u2010")
     if len(word) < 2 or word in STOP_LATIN:
         return ""
+    base = _IRREGULAR.get(word)
+    if base is not None:
+        return base
     if len(word) > 3 and word.isascii() and word.isalpha():
         word = _normalise(word)
         if word in STOP_LATIN:  # "having" is "have"
             return ""
     return word
 
+
+# English irregular verbs, each base form and its past forms: the past maps to the base, so "When did she run
+# a race?" meets "I ran a race" (regular forms meet through the suffix rules below). Forms that are mostly
+# other words are left out: left, rose, ground, wound, lay, bore, stuck.
+_IRREGULAR_FORMS = """
+arise arose arisen, awake awoke awoken, become became, begin began begun, bite bitten, blow blew blown,
+break broke broken, bring brought, build built, buy bought, catch caught, choose chose chosen, come came,
+dig dug, draw drew drawn, drink drank drunk, drive drove driven, eat ate eaten, fall fell fallen, feed fed,
+feel felt, fight fought, find found, flee fled, fly flew flown, forget forgot forgotten,
+forgive forgave forgiven, freeze froze frozen, get got gotten, give gave given, go went gone goes going,
+grow grew grown, hang hung, hear heard, hide hid hidden, hold held, keep kept, know knew known, lead led,
+lend lent, lose lost, make made, mean meant, meet met, pay paid, ride rode ridden, ring rang rung, run ran,
+say said, see saw seen, seek sought, sell sold, send sent, shake shook shaken, shine shone, shoot shot,
+sing sang sung, sink sank sunk, sit sat, sleep slept, speak spoke spoken, spend spent, stand stood,
+steal stole stolen, swim swam swum, take took taken, teach taught, tear tore torn, tell told,
+think thought, throw threw thrown, understand understood, wake woke woken, wear wore worn, win won,
+write wrote written
+"""
+_IRREGULAR = {
+    past: base for entry in _IRREGULAR_FORMS.split(",") for base, *pasts in [entry.split()] for past in pasts
+}
 
 # Words the -s rule must not touch (they are not plurals).
 _WHOLE = frozenset({"news", "lens", "series", "species"})

@@ -180,6 +180,19 @@ def test_inflections_meet(mneme: Mneme):
     assert found.chosen[0].why == "matched: hike"
 
 
+def test_a_question_in_the_present_finds_a_note_in_the_past(mneme: Mneme):
+    mneme.remember(S, "I ran a charity race for the animal shelter")
+    mneme.remember(S, "we bought a blue sofa")
+    mneme.remember(S, "likes green tea", kind="preference")
+
+    found = mneme.recall(S, "when did she run that race?", recent=0)
+    bought = mneme.recall(S, "what did they buy", recent=0)
+
+    assert texts(found) == ["I ran a charity race for the animal shelter"]
+    assert set(found.chosen[0].matched) == {"run", "race"}
+    assert texts(bought) == ["we bought a blue sofa"]
+
+
 # freshness and importance
 
 
