@@ -114,15 +114,21 @@ def turns_of(sample: dict) -> list[tuple[str, str, float]]:
             said = turn["text"].strip()
             if turn.get("blip_caption"):
                 said += f" [shares a photo: {turn['blip_caption']}]"
-            found.append((turn["dia_id"], f"{turn['speaker']}: {said}", when + i))
+            found.append((dia_id(turn["dia_id"]), f"{turn['speaker']}: {said}", when + i))
     return found
+
+
+def dia_id(value: object) -> str:
+    """ "D1:03" and "D1:3" are one turn: the numbers without leading zeros."""
+    found = re.fullmatch(r"\s*D(\d+):(\d+)\s*", str(value))
+    return f"D{int(found[1])}:{int(found[2])}" if found else str(value)
 
 
 def evidence_of(item: dict) -> list[str]:
     """The evidence dia_ids of a question (LoCoMo sometimes packs several into one string)."""
     ids = []
     for entry in item.get("evidence") or []:
-        ids += re.findall(r"D\d+:\d+", str(entry))
+        ids += [dia_id(found) for found in re.findall(r"D\d+:\d+", str(entry))]
     return list(dict.fromkeys(ids))
 
 

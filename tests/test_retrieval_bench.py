@@ -49,16 +49,17 @@ def test_the_dev_set_is_in_the_locomo_layout_with_english_and_chinese(dev):
 def test_locomo_dates_and_packed_evidence_are_read():
     assert retrieval.parse_when("1:56 pm on 8 May, 2023") < retrieval.parse_when("10:12 am on 9 May, 2023")
     assert retrieval.evidence_of({"evidence": ["D8:6; D9:17", "D1:3"]}) == ["D8:6", "D9:17", "D1:3"]
+    assert retrieval.evidence_of({"evidence": ["D30:05", "D2:7 D02:7"]}) == ["D30:5", "D2:7"]
     sample = {
         "conversation": {
             "speaker_a": "A",
             "speaker_b": "B",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "look", "blip_caption": "a cat"}],
+            "session_1": [{"speaker": "A", "dia_id": "D1:01", "text": "look", "blip_caption": "a cat"}],
         },
         "qa": [{"question": "q", "answer": "a", "evidence": [], "category": 5}],
     }
-    assert retrieval.turns_of(sample)[0][1] == "A: look [shares a photo: a cat]"
+    assert retrieval.turns_of(sample)[0][:2] == ("D1:1", "A: look [shares a photo: a cat]")
     assert retrieval.questions_of(sample) == []  # no evidence, nothing to score
 
 
