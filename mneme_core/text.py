@@ -294,9 +294,7 @@ def _word(word: str) -> str:
         word = word[:-2].rstrip("'_-\u2010")
     if len(word) < 2 or word in STOP_LATIN:
         return ""
-    base = _IRREGULAR.get(word)
-    if base is not None:
-        return base
+    word = _IRREGULAR.get(word, word)  # then normalised like any word: "chose" and "choosing" meet
     if len(word) > 3 and word.isascii() and word.isalpha():
         word = _normalise(word)
         if word in STOP_LATIN:  # "having" is "have"

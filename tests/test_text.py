@@ -245,6 +245,8 @@ def test_inflections_meet(forms, term):
         (["taught", "teaching", "teach"], "teach"),
         (["wrote", "written", "writing", "write"], "write"),
         (["swam", "swum", "swimming", "swim"], "swim"),
+        (["chose", "chosen", "choosing", "chooses", "choose"], "choos"),
+        (["became", "becoming", "become"], "becom"),
     ],
 )
 def test_irregular_past_forms_meet_their_verb(forms, term):
