@@ -302,9 +302,10 @@ def _word(word: str) -> str:
     return word
 
 
-# English irregular verbs, each base form and its past forms: the past maps to the base, so "When did she run
-# a race?" meets "I ran a race" (regular forms meet through the suffix rules below). Forms that are mostly
-# other words are left out: left, rose, ground, wound, lay, bore, stuck.
+# English irregular verbs, each base form and its past forms (and "goes", "going", which the suffix rules
+# cannot make "go"): the past maps to the base, so "When did she run a race?" meets "I ran a race" (regular
+# forms meet through the suffix rules below). Forms that are mostly other words are left out: left, rose,
+# ground, wound, lay, bore, stuck.
 _IRREGULAR_FORMS = """
 arise arose arisen, awake awoke awoken, become became, begin began begun, bite bitten, blow blew blown,
 break broke broken, bring brought, build built, buy bought, catch caught, choose chose chosen, come came,
