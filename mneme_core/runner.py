@@ -44,6 +44,7 @@ from .adapters import Adapter, Incoming, split_reply
 from .decide import Complete, acomplete
 from .default_plugins.offline import OfflineModel
 from .errors import InvalidType, InvalidValue, describe
+from .memory.note import count_of
 from .plugins import Event, Manager, PluginError, make_manager
 
 __all__ = [
@@ -94,9 +95,7 @@ class RunnerSettings:
         if self.groups not in ("addressed", "all"):
             raise InvalidValue(f"groups is 'addressed' or 'all', not {describe(self.groups)}")
         for name in ("queue_size", "max_waiting", "max_observing", "max_observe_backlog"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidValue(f"{name} is a whole number of 1 or more, not {describe(value)}")
+            count_of(name, getattr(self, name), 1)
         for name in ("model_timeout", "send_timeout", "shutdown_timeout"):
             value = getattr(self, name)
             number = isinstance(value, int | float) and not isinstance(value, bool)

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
+from ..memory.note import count_of
 
 __all__ = [
     "Choice",
@@ -121,8 +122,7 @@ class Embeddings:
             raise InvalidValue(f"dimensions is a whole number, not {describe(dimensions)}")
         if not (isinstance(timeout, int | float) and timeout > 0):
             raise InvalidValue(f"timeout is a number of seconds above 0, not {describe(timeout)}")
-        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise InvalidValue(f"batch is a whole number of 1 or more, not {describe(batch)}")
+        count_of("batch", batch, 1)
         self.function = function
         self.query = function if query is None else query
         self.name = name.strip()

@@ -35,9 +35,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from mneme_core.errors import InvalidValue, describe
 from mneme_core.hookspecs import hookimpl
 from mneme_core.meaning import Embeddings
+from mneme_core.memory.note import count_of
 
 from .cores import limit_blas
 from .one_thread import NOTES, QUERY, OneThread
@@ -131,8 +131,8 @@ class E5Embeddings(_Loaded):
         batch: int = 32,
     ) -> None:
         for label, value in (("threads", threads), ("blas_threads", blas_threads)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidValue(f"{label} is a whole number of 1 or more, not {describe(value)}")
+            if value is not None:
+                count_of(label, value, 1)
         self._model = model
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
         self._load_lock = threading.Lock()
