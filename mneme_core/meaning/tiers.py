@@ -145,7 +145,7 @@ class Meaning:
             if not self._caught_up:
                 self._catch_up()
             if self._floor is None:
-                self._floor = self._stored_floor()
+                self._eid_and_dims()  # the floor the file keeps, when it has one: not measured at every start
             if self._floor is None:
                 self._measure_bundled()
             while not self._stopping and (limit is None or done < limit):
@@ -195,12 +195,6 @@ class Meaning:
         )
         self.counts["embedded"] += written
         return written
-
-    def _stored_floor(self) -> float | None:
-        """The floor the file keeps for this embedder, measured when it was first used (or on its notes
-        since): opening the file again must not embed the bundled set again, some 40 texts at every start."""
-        found = self.store.read(store_vectors.embedder_id, self.name)
-        return None if found is None else found[2]
 
     def _measure_bundled(self) -> None:
         vectors = self.embedder.embed_sync(calibrate.texts(), self.loop)
