@@ -17,6 +17,7 @@ from contextlib import closing
 
 import numpy as np
 import pytest
+from tier_fakes import CONCEPTS, S
 
 from mneme_core import Mneme, Recall
 from mneme_core.errors import InvalidValue
@@ -28,14 +29,6 @@ from mneme_core.meaning import (
     unregister_embedder,
 )
 
-S = "discord:42"
-CONCEPTS = {
-    "cat": ("cat", "kitten", "猫", "年糕", "tabby"),
-    "tea": ("tea", "oolong", "茶"),
-    "run": ("marathon", "running", "race", "跑步"),
-    "work": ("job", "office", "boss", "工作", "老板"),
-    "music": ("guitar", "吉他", "song", "band"),
-}
 AXES = list(CONCEPTS)
 DIMS = len(AXES) + 8
 
