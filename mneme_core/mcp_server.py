@@ -38,8 +38,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from . import __version__
-from .adapters import is_loopback
 from .errors import InvalidType, InvalidValue, describe
+from .loopback import is_loopback
 from .memory.note import subject_of
 from .prompting import who
 from .tools import QUERY_LIMIT, Registry, Toolbox

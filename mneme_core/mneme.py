@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import relations, text, tools, transfer
+from . import relations, text, tools, transcript, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
@@ -40,6 +40,7 @@ from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, who
 from .relations import RelationSettings, Relationship, Role
 from .store import Store
+from .transcript import Transcript
 
 Complete = Callable[[str, str], "str | Awaitable[str]"]
 VETOED = "vetoed"
@@ -140,6 +141,7 @@ class Mneme(CompanionVerbs):
         self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
         self.observer = Observer(self)
         self.recall_log = RecallLog(self.store)
+        self.transcript = Transcript(self.store, space, clock)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
         # function texts -> vectors, else `memory.embed`; "" keeps recall to words. Notes are embedded
         # off the reply's path.
@@ -506,7 +508,7 @@ class Mneme(CompanionVerbs):
             self.recall_log.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
-        count = self.store.write(notes.erase, self.space, subject)
+        count = self.store.write(_erase, self.space, subject)
         if self._tracking:
             self.plugins.track(self, self._event("erased", subject, count))
         return count
@@ -518,7 +520,7 @@ class Mneme(CompanionVerbs):
             self.recall_log.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
-        count = await self.store.awrite(notes.erase, self.space, subject)
+        count = await self.store.awrite(_erase, self.space, subject)
         if self._tracking:
             await self.plugins.atrack(self, self._event("erased", subject, count))
         return count
@@ -596,6 +598,12 @@ def _kinds(kinds: object) -> tuple[str, ...] | None:
     if wrong:
         raise InvalidValue(f"kinds are among {', '.join(KINDS)}, not {describe(wrong)}")
     return tuple(kinds)
+
+
+def _erase(conn: Any, space: str, subject: str) -> int:
+    """A person's lines and waiting exchanges, then everything else about them (`notes.erase`)."""
+    transcript.erase(conn, space, subject)
+    return notes.erase(conn, space, subject)
 
 
 def _terms_version(conn: Any) -> str | None:

@@ -1,9 +1,10 @@
-"""The plugin manager: one per `Mneme`, holding the built-in plugins, the installed ones and their registries.
+"""The plugin manager: one per `Mneme`, holding the installed plugins and their registries.
 
 `make_manager()` builds it in a fixed order, as tox and datasette do: the hook specs (`hookspecs`), the
-built-in behaviour (`DEFAULT_PLUGINS`, modules of `mneme_core.default_plugins` registered like anyone's,
-their fallbacks `trylast`), the installed plugins (entry points of group `mneme`), any plugin objects the
-caller passes, then the checks. Everything that can be wrong with a plugin is found there, at start-up, and
+installed plugins (entry points of group `mneme`), any plugin objects the caller passes, then the checks.
+The bot layer registers its own built-in behaviour (the console adapter, the offline stand-in, the fallback
+subject) on the same manager when a bot starts (`mneme_core.bot.hooks.ready`), so the engine loads none of
+it. Everything that can be wrong with a plugin is found there, at start-up, and
 raised as a `PluginError` naming the plugin and its distribution: an entry point that does not import, a
 hook implementation whose arguments the spec does not have, a misspelt hook (`check_pending`), a hook
 wrapper (refused: see `hookspecs`), a bad or duplicate registration. At run time a plugin that raises is
@@ -14,18 +15,19 @@ tests) never share registrations.
 
 Switches for operators, read from `environ`:
 - `MNEME_LOAD_PLUGINS`: a comma-separated allow-list of installed plugins to load, by entry-point name or
-  distribution name; empty loads none of them. Built-in plugins always load.
+  distribution name; empty loads none of them. The bot layer's built-in plugins always load.
 - `MNEME_TRACE_PLUGINS`: any value but empty, 0, false, no or off logs every hook call (plugin, arguments,
   result, time taken) to the `mneme_core.plugins.trace` logger at INFO.
 
 Registries: each `register_*` hook fills one `Registry` (`manager.adapters`, `.providers`, `.embedders`,
 `.tiers`, `.emotions`, `.roles`, `.tools`, `.migrations`; see `registries`), which checks what a plugin
 registers, refuses a second entry of a name (naming both plugins) and remembers who registered what. They
-are collected at start-up and again after a plugin is registered or unregistered later.
+are collected at start-up (the bot's two, adapters and providers, when a bot starts) and again after a
+plugin is registered or unregistered later.
 
-The hooks the core calls with a meaning of their own have a method each here (`astartup`, `ashutdown`,
-`aresolve_subject`, `aextra_sections`, `afilter_note`, `atrack`, `add_commands`), so the policy of each
-(first answer wins, fail closed, commands never replaced) lives in one place.
+The engine's hooks with a meaning of their own have a method each here (`astartup`, `ashutdown`,
+`afilter_note`, `atrack`, `add_commands`), so the policy of each (fail closed, commands never replaced)
+lives in one place; the bot layer's (`resolve_subject`, `extra_prompt_sections`) are in `bot.hooks`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-import importlib
 import importlib.metadata
 import inspect
 import logging
@@ -47,12 +48,10 @@ from typing import Any
 import pluggy
 
 from . import calling, hookspecs
-from .adapters import subject_of as platform_subject
 from .decide import run
 from .errors import InvalidType, InvalidValue, MnemeError
 from .errors import describe as short
 from .memory.note import NoteFields
-from .memory.note import subject_of as checked_subject
 from .mood.feelings import Emotion
 from .registries import FAMILIES, MAKERS, PluginError, Registry
 from .relations import Role
@@ -60,7 +59,6 @@ from .store.schema import Migration
 from .tools import Tool
 
 __all__ = [
-    "DEFAULT_PLUGINS",
     "DISTRIBUTION",
     "GROUP",
     "LOAD_PLUGINS",
@@ -82,11 +80,8 @@ GROUP = "mneme"
 DISTRIBUTION = "mneme-bots"
 LOAD_PLUGINS = "MNEME_LOAD_PLUGINS"
 TRACE_PLUGINS = "MNEME_TRACE_PLUGINS"
-DEFAULT_PLUGINS = (
-    "mneme_core.default_plugins.subjects",
-    "mneme_core.default_plugins.adapters",
-    "mneme_core.default_plugins.offline",
-)
+BOT_FAMILIES = frozenset({"adapters", "providers"})
+"""The bot layer's registries: collected when a bot starts (`bot.hooks.ready`), never by the engine."""
 FALSE = frozenset({"", "0", "false", "no", "off"})
 
 # -- values ---------------------------------------------------------------------------------------------
@@ -290,9 +285,11 @@ class Manager(pluggy.PluginManager):
         return registry
 
     def collect_all(self) -> None:
-        """Collect every registry now, so a bad registration fails at start-up."""
+        """Collect the engine's registries now, so a bad registration fails at start-up (the bot layer
+        collects its own, adapters and providers, when a bot starts)."""
         for family in FAMILIES:
-            self.registry(family)
+            if family not in BOT_FAMILIES:
+                self.registry(family)
 
     @property
     def adapters(self) -> Registry[Callable[..., Any]]:
@@ -347,31 +344,6 @@ class Manager(pluggy.PluginManager):
 
     def shutdown(self, mneme: Any) -> None:
         run(lambda: self.ashutdown(mneme))
-
-    async def aresolve_subject(self, platform: str, user_id: str) -> str:
-        """The subject of a platform user: the first plugin's answer that is a valid subject, else
-        `platform:user_id`. An answer that is not a subject is logged, naming the plugin, and passed over."""
-        found = await calling.afirst(
-            self.hook.resolve_subject, checked_subject, platform=platform, user_id=user_id
-        )
-        return found if found is not None else platform_subject(platform, user_id)
-
-    async def aextra_sections(self, mneme: Any, subject: str, query: str) -> list[str]:
-        """The prompt sections plugins add, in call order; blank ones are left out, and so is anything that
-        is not text (logged, naming the plugin)."""
-        found = await calling.aeach(
-            self.hook.extra_prompt_sections, mneme=mneme, subject=subject, query=query
-        )
-        sections = []
-        for plugin, value in found:
-            for section in value if isinstance(value, list | tuple) else [value]:
-                if not isinstance(section, str):
-                    log.warning(
-                        "plugin %s gave a prompt section that is not text: %s", plugin, short(section)
-                    )
-                elif section.strip():
-                    sections.append(section.strip())
-        return sections
 
     async def afilter_note(self, mneme: Any, subject: str, note: NoteFields) -> NoteFields | None:
         """The note as plugins let it through (maybe rewritten), or None when one vetoed it."""
@@ -512,9 +484,6 @@ def make_manager(
     tracing = environ.get(TRACE_PLUGINS, "").strip().lower() not in FALSE
     manager = Manager(tracing=tracing)
     manager.add_hookspecs(hookspecs)
-    for module_name in DEFAULT_PLUGINS:
-        manager.origins[module_name] = Origin("built in", DISTRIBUTION)
-        manager.register(importlib.import_module(module_name), name=module_name)
     allow = allowed(environ)
     if load_entry_points and allow != frozenset():  # an empty allow-list need not look at what is installed
         _load_entry_points(manager, allow)

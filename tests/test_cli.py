@@ -24,10 +24,11 @@ import mneme_core
 import mneme_core.cli.bot
 import mneme_core.plugins
 from mneme_core import Mneme
+from mneme_core.bot.hooks import BUILT_IN
 from mneme_core.cli import main
 from mneme_core.hookspecs import hookimpl
 from mneme_core.memory.note import KINDS
-from mneme_core.plugins import DEFAULT_PLUGINS, PluginError
+from mneme_core.plugins import PluginError
 from mneme_core.plugins import make_manager as real_make_manager
 
 SPACE = "fish"
@@ -708,16 +709,16 @@ def test_plugins_lists_none_installed_and_the_built_in_ones_with_all(run):
     assert json.loads(ok(run("plugins", "--json"))) == []
     assert "no plugins installed" in ok(run("plugins"))
     found = json.loads(ok(run("plugins", "--all", "--json")))
-    assert sorted(p["name"] for p in found) == sorted(DEFAULT_PLUGINS)
+    assert sorted(p["name"] for p in found) == sorted(BUILT_IN)
     by_name = {p["name"]: p for p in found}
     assert {p["kind"] for p in found} == {"built in"}
     assert {p["distribution"] for p in found} == {"mneme-bots"}
-    assert "resolve_subject" in by_name["mneme_core.default_plugins.subjects"]["hooks"]
-    assert "register_providers" in by_name["mneme_core.default_plugins.offline"]["hooks"]
-    assert "register_adapters" in by_name["mneme_core.default_plugins.adapters"]["hooks"]
+    assert "resolve_subject" in by_name["mneme_core.bot.default_plugins.subjects"]["hooks"]
+    assert "register_providers" in by_name["mneme_core.bot.default_plugins.offline"]["hooks"]
+    assert "register_adapters" in by_name["mneme_core.bot.default_plugins.adapters"]["hooks"]
     lines = ok(run("plugins", "--all")).splitlines()
-    assert len(lines) == len(DEFAULT_PLUGINS)
-    subjects = next(line for line in lines if line.startswith("mneme_core.default_plugins.subjects "))
+    assert len(lines) == len(BUILT_IN)
+    subjects = next(line for line in lines if line.startswith("mneme_core.bot.default_plugins.subjects "))
     assert "[built in; mneme-bots" in subjects and subjects.endswith("resolve_subject")
 
 

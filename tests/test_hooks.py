@@ -14,8 +14,8 @@ import click.testing
 import pytest
 
 from mneme_core import calling
-from mneme_core.adapters import Adapter
-from mneme_core.console import ConsoleAdapter
+from mneme_core.bot import Adapter, hooks
+from mneme_core.bot.console import ConsoleAdapter
 from mneme_core.hookspecs import hookimpl
 from mneme_core.memory.note import NoteFields
 from mneme_core.mood.feelings import Emotion
@@ -27,7 +27,8 @@ CALLING = "mneme_core.calling"
 
 @pytest.fixture
 def manager() -> Manager:
-    return make_manager(load_entry_points=False, environ={})
+    """A manager as a bot has it: the engine's, with the bot layer's built-in plugins (`hooks.ready`)."""
+    return hooks.ready(make_manager(load_entry_points=False, environ={}))
 
 
 @pytest.fixture
@@ -237,7 +238,7 @@ def test_register_adapters_checks_names_and_remembers_who(manager: Manager, plug
             register(lambda settings: Echo(settings), name="echo2")
 
     assert manager.adapters["console"] is ConsoleAdapter
-    assert manager.adapters.owner("console") == "mneme_core.default_plugins.adapters"
+    assert manager.adapters.owner("console") == "mneme_core.bot.default_plugins.adapters"
     plug(Plugin(), "echoes")
     assert set(manager.adapters) == {"console", "echo", "echo2"}
     assert manager.adapters["echo"] is Echo
@@ -509,8 +510,8 @@ def test_register_migrations(manager: Manager, plug) -> None:
 
 
 async def test_resolve_subject_defaults_to_platform_and_id(manager: Manager) -> None:
-    assert await manager.aresolve_subject("discord", "42") == "discord:42"
-    assert await manager.aresolve_subject("onebot:wechat", "wxid_abc") == "onebot:wechat:wxid_abc"
+    assert await hooks.resolve_subject(manager, "discord", "42") == "discord:42"
+    assert await hooks.resolve_subject(manager, "onebot:wechat", "wxid_abc") == "onebot:wechat:wxid_abc"
 
 
 async def test_resolve_subject_maps_several_ids_to_one_person(manager: Manager, plug, caplog) -> None:
@@ -528,11 +529,11 @@ async def test_resolve_subject_maps_several_ids_to_one_person(manager: Manager, 
 
     plug(Linked(), "linked")
     plug(Silly(), "silly")
-    assert await manager.aresolve_subject("discord", "42") == "person:leo"
-    assert await manager.aresolve_subject("telegram", "-1001") == "person:leo"
-    assert await manager.aresolve_subject("telegram", "5") == "telegram:5"
+    assert await hooks.resolve_subject(manager, "discord", "42") == "person:leo"
+    assert await hooks.resolve_subject(manager, "telegram", "-1001") == "person:leo"
+    assert await hooks.resolve_subject(manager, "telegram", "5") == "telegram:5"
     with caplog.at_level(logging.WARNING, logger=CALLING):
-        assert await manager.aresolve_subject("discord", "7") == "discord:7"
+        assert await hooks.resolve_subject(manager, "discord", "7") == "discord:7"
     assert "plugin silly failed in hook resolve_subject (answer passed over)" in caplog.text
 
 
@@ -556,7 +557,7 @@ async def test_extra_prompt_sections(manager: Manager, plug, caplog) -> None:
     plug(Several(), "several")
     plug(Odd(), "odd")
     with caplog.at_level(logging.WARNING):
-        found = await manager.aextra_sections(None, "discord:42", "hello")
+        found = await hooks.extra_sections(manager, None, "discord:42", "hello")
     assert found == ["About discord:42.", "They asked: hello", "Be brief."]
     assert "plugin odd gave a prompt section that is not text: 42" in caplog.text
 

@@ -267,7 +267,7 @@ async def test_a_group_answers_when_addressed_and_keeps_speakers_apart(start) ->
     first = await peer.serve(message_id=500)
     assert first["action"] == "send_group_msg" and first["params"]["group_id"] == 777
     assert first["params"]["message"][0] == {"type": "reply", "data": {"id": 2}}  # quotes what it answers
-    assert text(first["params"]["message"]) == "re: I love hiking too"
+    assert text(first["params"]["message"]) == "re: Leo in group 777: I love hiking too"  # who, where
 
     reply_to_bot = [
         {"type": "reply", "data": {"id": "500"}},
@@ -275,11 +275,11 @@ async def test_a_group_answers_when_addressed_and_keeps_speakers_apart(start) ->
     ]
     await peer.event(v11(reply_to_bot, user=10002, group=777, mid=3, name="Ann"))  # a reply to the bot
     second = await peer.serve(message_id=501)
-    assert text(second["params"]["message"]) == "re: I play chess"
+    assert text(second["params"]["message"]) == "re: Ann in group 777: I play chess"
     await peer.event(v11("[CQ:at,qq=all] chess tonight", user=10002, group=777, mid=4))  # @all: not to it
     await peer.event(v11("mio, any chess tips?", user=10002, group=777, mid=5))  # named
     third = await peer.serve(message_id=502)
-    assert text(third["params"]["message"]) == "re: mio, any chess tips?"
+    assert text(third["params"]["message"]) == "re: Leo in group 777: mio, any chess tips?"
 
     assert await bot.runner.drain(timeout=10)
     assert bot.runner.report()["ignored"] == 2 and bot.runner.report()["replied"] == 3
@@ -347,14 +347,14 @@ async def test_v12_group_mentions_and_replies_address_the_bot(start) -> None:
     await peer.event(v12([me, words], group="g1", mid="b"))
     action = await peer.serve(message_id="w9")
     quote = {"type": "reply", "data": {"message_id": "b"}}
-    said = {"type": "text", "data": {"text": "re: what do you think?"}}
+    said = {"type": "text", "data": {"text": "re: wxid_abc in group g1: what do you think?"}}
     assert action["params"] == {"detail_type": "group", "group_id": "g1", "message": [quote, said]}
     quoted = {"type": "reply", "data": {"message_id": "older", "user_id": "wxid_bot"}}
     await peer.event(
         v12([quoted, {"type": "text", "data": {"text": "right?"}}], user="wxid_ann", group="g1", mid="c")
     )
     action = await peer.serve(message_id="w10")
-    assert text(action["params"]["message"]) == "re: right?"
+    assert text(action["params"]["message"]) == "re: wxid_ann in group g1: right?"
     assert await bot.runner.drain(timeout=10)
     assert bot.runner.report()["ignored"] == 1
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from mneme_core.bot import hooks
 from mneme_core.plugins import PluginError, PluginInfo, describe, make_manager
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,13 +77,13 @@ async def test_an_installed_plugin_is_loaded_through_its_entry_point(site) -> No
     assert installed(manager)["weather"] == PluginInfo(
         "weather", "entry point", "mneme-weather", "1.2.3", ("extra_prompt_sections",)
     )
-    assert await manager.aextra_sections(None, "discord:42", "hi") == ["It is sunny for discord:42."]
+    assert await hooks.extra_sections(manager, None, "discord:42", "hi") == ["It is sunny for discord:42."]
     assert "weather" not in installed(make_manager(load_entry_points=False, environ={}))
 
 
 def test_describe_lists_the_built_in_plugins_too(site) -> None:
-    infos = describe(make_manager(load_entry_points=False, environ={}))
-    subjects = next(info for info in infos if info.name.endswith("default_plugins.subjects"))
+    infos = describe(hooks.ready(make_manager(load_entry_points=False, environ={})))
+    subjects = next(info for info in infos if info.name.endswith("bot.default_plugins.subjects"))
     assert subjects.kind == "built in" and subjects.distribution == "mneme-bots"
     assert subjects.hooks == ("resolve_subject",)
     assert "resolve_subject" in subjects.line()
@@ -105,16 +106,16 @@ def test_an_empty_allow_list_loads_no_installed_plugin(site) -> None:
     site("mneme-weather", "mneme_weather_x", WEATHER, entry="weather")
     manager = make_manager(environ={"MNEME_LOAD_PLUGINS": ""})
     assert installed(manager) == {}
-    assert "console" in manager.adapters  # built-in plugins always load
+    assert "console" in hooks.ready(manager).adapters  # the bot's built-in plugins always load
 
 
 async def test_trace_logs_every_hook_call(site, caplog) -> None:
     site("mneme-weather", "mneme_weather_x", WEATHER, entry="weather")
     site("mneme-greeter", "mneme_greeter_x", GREETER, entry="greeter")
-    manager = make_manager(environ={"MNEME_TRACE_PLUGINS": "1"})
+    manager = hooks.ready(make_manager(environ={"MNEME_TRACE_PLUGINS": "1"}))
     with caplog.at_level(logging.INFO, logger="mneme_core.plugins.trace"):
-        await manager.aextra_sections(None, "discord:42", "hi")
-        await manager.aresolve_subject("discord", "42")
+        await hooks.extra_sections(manager, None, "discord:42", "hi")
+        await hooks.resolve_subject(manager, "discord", "42")
     lines = [r.getMessage() for r in caplog.records if r.name == "mneme_core.plugins.trace"]
     assert any(
         line.startswith("extra_prompt_sections: plugin weather('discord:42', 'hi') -> 'It is sunny")
@@ -124,11 +125,11 @@ async def test_trace_logs_every_hook_call(site, caplog) -> None:
     assert any(
         line.startswith("extra_prompt_sections: plugin greeter('hi') -> 'Say hello.'") for line in lines
     )
-    assert any("resolve_subject: plugin mneme_core.default_plugins.subjects" in line for line in lines)
+    assert any("resolve_subject: plugin mneme_core.bot.default_plugins.subjects" in line for line in lines)
     caplog.clear()
     quiet = make_manager(environ={"MNEME_TRACE_PLUGINS": "0"})
     with caplog.at_level(logging.INFO, logger="mneme_core.plugins.trace"):
-        await quiet.aextra_sections(None, "discord:42", "hi")
+        await hooks.extra_sections(quiet, None, "discord:42", "hi")
     assert not [r for r in caplog.records if r.name == "mneme_core.plugins.trace"]
 
 
@@ -197,7 +198,7 @@ async def test_a_plugin_that_raises_is_named_in_the_log_and_does_not_crash_the_c
     )
     manager = make_manager(environ={})
     with caplog.at_level(logging.WARNING, logger="mneme_core.calling"):
-        sections = await manager.aextra_sections(None, "discord:42", "hi")
+        sections = await hooks.extra_sections(manager, None, "discord:42", "hi")
     assert sections == ["It is sunny for discord:42."]
     record = next(r for r in caplog.records if "plugin flaky failed" in r.getMessage())
     assert "ConnectionError: the weather service is down" in record.getMessage()
@@ -232,7 +233,7 @@ async def test_the_skeleton_installs_with_pip_and_loads_through_its_entry_point(
                 "skeleton", "entry point", "mneme-skeleton", "0.1.0", ("extra_prompt_sections",)
             )
         }
-        found = await manager.aextra_sections(None, "console:leo", "How was your day?")
+        found = await hooks.extra_sections(manager, None, "console:leo", "How was your day?")
         assert found == [sys.modules["mneme_skeleton"].QUESTION_HINT]
         # The skeleton's own test passes against the installed plugin.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}

@@ -17,8 +17,8 @@ import pytest
 
 from mneme_core import Mneme
 from mneme_core.adapters import Adapter, Incoming
+from mneme_core.bot.demo import ademo
 from mneme_core.console import achat
-from mneme_core.demo import ademo
 from mneme_core.hookspecs import hookimpl
 from mneme_core.plugins import Event, Manager, PluginError, make_manager
 from mneme_core.runner import Runner, RunnerSettings, build_adapters, build_model, compose, run_bot

@@ -16,19 +16,50 @@ the runner, and the bot of `mneme run discord`), `cog` (`MnemeCog`: lifetime, th
 show), `sync` (telling Discord about the commands, an admin's act).
 
 This module is the extension (`setup`) and the plugin (`register_adapters`, entry point `discord` in group
-`mneme`). It imports discord.py only inside `setup`, so listing plugins works without the `discord` extra.
+`mneme`). It imports discord.py only inside `setup`, and the bot layer only when the adapter is made or its
+names are read, so listing plugins (and making a `Mneme`) works without either.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from mneme_core import hookimpl
 
-from .adapter import DiscordAdapter
 from .settings import DiscordSettings, Opening
 
-__all__ = ["DiscordAdapter", "DiscordSettings", "Opening", "register_adapters", "setup"]
+__all__ = [
+    "DiscordAdapter",
+    "DiscordSettings",
+    "MnemeCog",
+    "Opening",
+    "make_adapter",
+    "register_adapters",
+    "setup",
+]
+
+__red_end_user_data_statement__ = (
+    "This cog keeps what the companion remembers about the people it talks to: short notes, its mood toward "
+    "them, who they are to it, and the recent lines of its conversations with them. `/memory forget-me` (or "
+    "Red's data deletion) erases all of it for good."
+)
+_LAZY = {"DiscordAdapter": "adapter", "MnemeCog": "cog"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _named(name)
+
+
+def _named(name: str) -> Any:
+    """A lazy name, imported once and kept: this package always hands out the class it handed out first
+    (discord.py's `reload_extension` replaces the submodules, not this module's callers' references)."""
+    found = globals().get(name)
+    if found is None:
+        found = globals()[name] = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    return found
 
 
 async def setup(bot: Any) -> None:
@@ -40,4 +71,6 @@ async def setup(bot: Any) -> None:
 
 @hookimpl
 def register_adapters(register: Any) -> None:
-    register(DiscordAdapter)
+    """Called by the bot layer when a bot starts (never by the engine), so the adapter's module, and the bot
+    layer with it, load only then."""
+    register(_named("DiscordAdapter"))

@@ -1,10 +1,11 @@
 """The Discord adapter: how the runner reads Discord messages and answers them.
 
 Two lives. In `mneme run discord` the adapter owns a bot: `start` makes one (default intents; the message
-content intent only when `message_content = true`), adds the cog wired to the runner, logs in with the token
-the config names (`token = { "$env" = "DISCORD_TOKEN" }`, resolved here and kept nowhere else) and
-connects in a task of its own; `stop` closes it. In a drop-in cog (`mneme_discord.cog`) the host owns the
-bot and its login; the cog makes an adapter around that bot only to read and send.
+content intent only when `message_content = true`), loads the `mneme_discord` extension on it wired to the
+runner (the cog finds the runner and this adapter on the bot, `bot.mneme_runner` / `bot.mneme_adapter`),
+logs in with the token the config names (`token = { "$env" = "DISCORD_TOKEN" }`, resolved here and kept
+nowhere else) and connects in a task of its own; `stop` closes it. In a drop-in cog (`mneme_discord.cog`)
+the host owns the bot and its login; the cog makes an adapter around that bot only to read and send.
 
 Sending: the first part of a reply answers the person's message as a Discord reply (without pinging them;
 in a direct message it is a plain message), the rest follow as plain messages; no part can mention anyone
@@ -25,7 +26,7 @@ from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from mneme_core.adapters import Adapter, Incoming
+from mneme_core.bot import Adapter, Incoming
 from mneme_core.config import resolve
 from mneme_core.errors import InvalidValue
 
@@ -33,13 +34,14 @@ from .messages import incoming_of
 from .settings import TABLE, DiscordSettings
 
 if TYPE_CHECKING:
-    from mneme_core.runner import Runner
+    from mneme_core.bot import Runner
 
 __all__ = ["DiscordAdapter", "make_bot"]
 
 log = logging.getLogger(__name__)
 
 REMEMBERED_REPLIES = 1000
+EXTENSION = "mneme_discord"
 
 
 def make_bot(settings: DiscordSettings) -> Any:
@@ -126,15 +128,14 @@ class DiscordAdapter(Adapter):
     # -- a bot of its own (`mneme run discord`) --------------------------------------------------------
 
     async def start(self, runner: Runner) -> None:
-        from .cog import MnemeCog
-
         token = None
         if self._owns_bot:
             if "token" not in self.settings:
                 raise InvalidValue(f'{TABLE}.token is missing: write token = {{ "$env" = "DISCORD_TOKEN" }}')
             token = resolve(self.settings["token"], key=f"{TABLE}.token")
             self.bot = make_bot(self.options)
-        await self.bot.add_cog(MnemeCog(self.bot, runner=runner, adapter=self))
+        self.bot.mneme_runner, self.bot.mneme_adapter = runner, self
+        await self.bot.load_extension(EXTENSION)
         if token is None:  # a host's bot: its owner logs in and connects
             return
         try:
@@ -157,8 +158,8 @@ class DiscordAdapter(Adapter):
             return
         if self._owns_bot:
             await self.bot.close()
-        else:
-            await self.bot.remove_cog("Mneme")
+        elif EXTENSION in self.bot.extensions:
+            await self.bot.unload_extension(EXTENSION)
         if self._connection is not None:
             await asyncio.gather(self._connection, return_exceptions=True)
             self._connection = None

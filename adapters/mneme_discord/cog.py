@@ -6,13 +6,22 @@ provider the config names) and makes a `Runner` of its own; `cog_unload` lets pe
 writes finish, then closes what it opened, and only that. Loading is all-or-nothing: a `cog_load` that
 fails closes what it had opened already, and discord.py adds nothing.
 
-Two ways to use it:
+Two ways to use it, both through the bot layer's turn service (`mneme_core.bot.turns`), so every wait is
+bounded and the conversation is kept:
 - it answers by itself (`answer = true`, the default): each message the adapter's rules let through
-  (`messages`) goes to the runner, which shows typing, asks the model with the memory block, sends the reply
-  in parts under 2,000 characters and observes the exchange after it was sent;
+  (`messages`) goes to the runner, which shows typing, asks the model with the memory block and the recent
+  conversation, sends the reply in parts under 2,000 characters and observes the exchange after it was sent.
+  A message that is one of the host's own prefix commands (`!ping`, `@bot ping`) is the command's, not a
+  conversation: the listener leaves it alone, as Red's cogs do;
 - the host makes its own model call (`answer = false`): `await cog.prompt_for(message)` gives the text for
-  its system prompt, and `cog.observe(message, reply)` records the exchange in the background (await the
-  task it returns to wait for the writing).
+  its system prompt ("" when the memory fails or is too slow: the reply goes on without it), `await
+  cog.messages_for(message, persona)` the whole conversation as chat messages, and `cog.observe(message,
+  reply)` keeps the reply and observes the exchange in the background (await the task it returns to wait
+  until the exchange is kept; it is observed soon after, and kept until it was).
+
+Under Red, the cog honours the data-deletion contract (`red_delete_data_for_user`, which erases the person)
+and gives a person their data (`red_get_data_for_user`); the package states what it keeps
+(`__red_end_user_data_statement__`).
 
 Slash commands (`/memory ...`, answers only the person sees): `show` what it remembers, `forget` one note,
 `forget-me` everything (after a confirmation), `mood` toward them. They land on `bot.tree` when the cog is
@@ -23,19 +32,20 @@ added and leave it when it is removed; telling Discord about them is an admin's 
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from mneme_core import Mneme, Observation
-from mneme_core.adapters import Incoming
-from mneme_core.default_plugins.offline import OfflineModel
-from mneme_core.runner import Runner, RunnerSettings, close_model, compose, model_from_config
+from mneme_core import Mneme
+from mneme_core.bot import BotSettings, Incoming, OfflineModel, Runner, Turn, close_model, model_from_config
 
 from .adapter import DiscordAdapter
 from .messages import PLATFORM, incoming_of
@@ -49,6 +59,7 @@ log = logging.getLogger(__name__)
 
 SETTLE_TIMEOUT = 60.0
 CLOSE_TIMEOUT = 30.0
+REMEMBERED_TURNS = 1000
 FAILED = "Sorry, that did not work. Please try again in a little while."
 
 
@@ -85,18 +96,18 @@ class MnemeCog(commands.Cog, name="Mneme"):
         self._reset()
         self._closers: list[Callable[[], Awaitable[Any]]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._tails: dict[str, asyncio.Task[Any]] = {}
+        self._turns: OrderedDict[int, Turn] = OrderedDict()
         self._views: set[ForgetMe] = set()
 
     def _reset(self) -> None:
         """Back to what the cog was given (so a removed cog can be added again)."""
         given = self._given
-        self.runner: Runner | None = given.runner
-        self.mneme: Mneme | None = (
-            given.mneme if given.mneme is not None else getattr(given.runner, "mneme", None)
-        )
-        self.adapter: DiscordAdapter | None = given.adapter
-        self.settings: DiscordSettings | None = given.adapter.options if given.adapter else given.settings
+        runner = given.runner if given.runner is not None else getattr(self.bot, "mneme_runner", None)
+        adapter = given.adapter if given.adapter is not None else getattr(self.bot, "mneme_adapter", None)
+        self.runner: Runner | None = runner
+        self.mneme: Mneme | None = given.mneme if given.mneme is not None else getattr(runner, "mneme", None)
+        self.adapter: DiscordAdapter | None = adapter
+        self.settings: DiscordSettings | None = adapter.options if adapter else given.settings
 
     # -- lifetime --------------------------------------------------------------------------------------
 
@@ -132,10 +143,8 @@ class MnemeCog(commands.Cog, name="Mneme"):
         if model is None:
             model = model_from_config(mneme, opening.provider)
             self._closers.append(lambda: close_model(model))
-        persona = opening.persona
-        if persona is None:
-            persona = mneme.config.get("companion.persona") or ""
-        runner = Runner(mneme, model, settings=RunnerSettings(persona=persona), plugins=mneme.plugins)
+        settings = BotSettings.from_config(mneme.config, persona=opening.persona)
+        runner = Runner(mneme, model, settings=settings, plugins=mneme.plugins)
         self._closers.append(runner.aclose)
         return runner
 
@@ -174,13 +183,15 @@ class MnemeCog(commands.Cog, name="Mneme"):
         def left() -> float | None:
             return None if deadline is None else max(0.0, deadline - loop.time())
 
-        if self.runner is not None and not await self.runner.drain(left()):
-            return False
-        while waiting := [task for task in self._tasks if not task.done()]:
+        while True:
+            if self.runner is not None and not await self.runner.drain(left()):
+                return False
+            waiting = [task for task in self._tasks if not task.done()]
+            if not waiting:
+                return True
             _done, pending = await asyncio.wait(waiting, timeout=left())
             if pending:
                 return False
-        return True
 
     # -- answering by itself ---------------------------------------------------------------------------
 
@@ -193,8 +204,21 @@ class MnemeCog(commands.Cog, name="Mneme"):
         except Exception as err:  # a malformed event must not take the listener down: log it, skip it
             log.warning("skipping a Discord message that could not be read: %s: %s", type(err).__name__, err)
             return
-        if incoming is not None:
-            await self.runner.submit(self.adapter, incoming)
+        if incoming is None or await self._is_command(message):
+            return
+        await self.runner.submit(self.adapter, incoming)
+
+    async def _is_command(self, message: discord.Message) -> bool:
+        """Whether the message is one of the host's prefix commands (`!ping`, `@bot ping`): the command's
+        to answer, not the conversation's."""
+        try:
+            context = await asyncio.wait_for(
+                self.bot.get_context(message), self.runner.settings.prompt_timeout
+            )
+        except Exception as err:  # a host's prefix callable that fails: treat the message as conversation
+            log.debug("could not tell whether a message is a command: %s", err)
+            return False
+        return bool(context.valid)
 
     # -- for a host that makes its own model call ------------------------------------------------------
 
@@ -202,57 +226,49 @@ class MnemeCog(commands.Cog, name="Mneme"):
         return incoming_of(message, self.bot.user, self.settings, anywhere=True)
 
     async def _subject(self, user_id: int | str) -> str:
-        return await self.mneme.plugins.aresolve_subject(PLATFORM, str(user_id))
+        return await self.runner.turns.subject(PLATFORM, str(user_id))
+
+    async def _turn(self, message: discord.Message) -> Turn | None:
+        """The message's turn (begun once: its line kept), or None for one never remembered."""
+        incoming = self._incoming(message)
+        if incoming is None:
+            return None
+        found = self._turns.get(message.id)
+        if found is None:
+            found = await self.runner.turns.begin(incoming)
+            self._turns[message.id] = found
+            while len(self._turns) > REMEMBERED_TURNS:
+                self._turns.popitem(last=False)
+        return found
 
     async def prompt_for(self, message: discord.Message) -> str:
         """The text to add to the host's system prompt before it answers `message`: what the companion
         remembers of its author and the plugins' sections; "" for a message it never remembers (a bot's,
-        a system notice)."""
-        incoming = self._incoming(message)
-        if incoming is None:
-            return ""
-        subject = await self._subject(incoming.user_id)
-        block = await self.mneme.aprompt(subject, query=incoming.text, user_name=incoming.user_name)
-        sections = await self.mneme.plugins.aextra_sections(self.mneme, subject, incoming.text)
-        return compose("", block, sections)
+        a system notice), and when the memory fails or is too slow (logged, counted)."""
+        turn = await self._turn(message)
+        return "" if turn is None else await self.runner.turns.block(turn)
 
-    def observe(self, message: discord.Message, reply: str) -> asyncio.Task[Observation | None]:
-        """Record the exchange (the person's message and the host's reply) in the background, after the
-        earlier ones of the same person; the task's result is the `Observation`, or None when there was
-        nothing to observe or the writing failed (logged)."""
+    async def messages_for(self, message: discord.Message, persona: str = "") -> list[dict[str, str]]:
+        """The chat messages for the host's model: `persona` with the memory block as the system message,
+        the conversation's earlier lines, and `message` last ([] for a message it never remembers)."""
+        turn = await self._turn(message)
+        if turn is None:
+            return []
+        return (await self.runner.turns.prompt(turn, persona)).messages()
+
+    def observe(self, message: discord.Message, reply: str) -> asyncio.Task[None]:
+        """Keep the host's reply to `message` and observe the exchange in the background, after the
+        earlier ones of the same person; the task ends once the exchange is kept (None either way)."""
         incoming = self._incoming(message)
         if incoming is None or not isinstance(reply, str) or not reply.strip():
             return self._keep(asyncio.ensure_future(_nothing()))
-        previous = self._tails.get(incoming.user_id)
-        task = self._keep(asyncio.create_task(self._observe(incoming, reply, previous)))
-        self._tails[incoming.user_id] = task
-        task.add_done_callback(lambda done: self._drop_tail(incoming.user_id, done))
-        return task
+        return self._keep(asyncio.create_task(self._finish(message, reply)))
 
-    def _drop_tail(self, user_id: str, task: asyncio.Task[Any]) -> None:
-        if self._tails.get(user_id) is task:
-            del self._tails[user_id]
-
-    async def _observe(
-        self, incoming: Incoming, reply: str, previous: asyncio.Task[Any] | None
-    ) -> Observation | None:
-        if previous is not None:
-            await asyncio.wait([previous])  # one person's mood moves in the order things were said
-        subject = await self._subject(incoming.user_id)
-        user: dict[str, str] = {"role": "user", "content": incoming.text}
-        if incoming.user_name:
-            user["name"] = incoming.user_name
-        options: dict[str, Any] = {"source": "user", "user_name": incoming.user_name or "the user"}
-        judge = getattr(self.runner, "judge", None)
-        if judge is not None:
-            options["complete"] = judge
-        try:
-            return await self.mneme.aobserve(
-                subject, [user, {"role": "assistant", "content": reply}], **options
-            )
-        except Exception as err:  # memory writing is off the reply's path: logged, never shown to anyone
-            log.warning("observing the exchange with %s failed: %s: %s", subject, type(err).__name__, err)
-            return None
+    async def _finish(self, message: discord.Message, reply: str) -> None:
+        turn = await self._turn(message)
+        self._turns.pop(message.id, None)
+        if turn is not None:
+            await self.runner.turns.finish(turn, reply)
 
     # -- slash commands --------------------------------------------------------------------------------
 
@@ -323,6 +339,7 @@ class MnemeCog(commands.Cog, name="Mneme"):
 
     async def _erase_after_pending(self, subject: str) -> None:
         pending = [task for task in self._tasks if not task.get_name().startswith("mneme erase")]
+        self._turns = OrderedDict((k, t) for k, t in self._turns.items() if t.subject != subject)
         if self.runner is not None:
             await self.runner.drain(SETTLE_TIMEOUT)
         if pending:
@@ -330,6 +347,27 @@ class MnemeCog(commands.Cog, name="Mneme"):
         late = await self.mneme.aerase(subject)
         if late:
             log.info("erased %d more notes about %s written while forgetting them", late, subject)
+
+    async def red_delete_data_for_user(self, *, requester: str, user_id: int) -> None:
+        """Red's data-deletion contract: whoever asks (the person, the owner, Discord for a deleted
+        account), everything the companion keeps about the user goes (`erase`)."""
+        subject = await self._subject(user_id)
+        await self.erase(subject)
+        log.info("erased %s at the request of %s (Red)", subject, requester)
+
+    async def red_get_data_for_user(self, *, user_id: int) -> dict[str, io.BytesIO]:
+        """Red's data request: the user's notes, mood and what was said, as one JSON file."""
+        subject = await self._subject(user_id)
+        notes = await self.mneme.anotes(subject)
+        lines = await self.mneme.transcript.alines_of(subject, limit=10_000)
+        data = {
+            "subject": subject,
+            "notes": [asdict(note) for note in notes],
+            "mood": await self.mneme.adescribe_mood(subject),
+            "lines": [asdict(line) for line in lines],
+        }
+        body = json.dumps(data, ensure_ascii=False, indent=1).encode()
+        return {"mneme_memory.json": io.BytesIO(body)}
 
     async def sync_commands(
         self, guild: discord.abc.Snowflake | None = None

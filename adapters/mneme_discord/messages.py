@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from mneme_core import text as mtext
-from mneme_core.adapters import Incoming
+from mneme_core.bot import Incoming, spoken
 
 from .settings import DiscordSettings
 
@@ -113,13 +113,6 @@ def _attachment(item: Any) -> str:
     return f"[{label}: {mtext.one_line(getattr(item, 'filename', '') or '?', NAME_LIMIT)}]"
 
 
-def spoken(name: str, place: str | None, said: str) -> str:
-    """The text as the model and the notes see it: in a server, who spoke and where."""
-    if not said or place is None:
-        return said
-    return f"{name} in {place}: {said}"
-
-
 def place_of(channel: Any) -> str:
     name = getattr(channel, "name", None)
     return f"#{mtext.one_line(name, NAME_LIMIT)}" if name else "a server channel"
@@ -157,7 +150,7 @@ def incoming_of(
         platform=PLATFORM,
         user_id=str(author.id),
         user_name=name,
-        text=spoken(name or "someone", None if direct else place_of(channel), said),
+        text=spoken(name, None if direct else place_of(channel), said),
         chat_id=str(channel.id),
         is_direct=direct,
         addressed=spoken_to,

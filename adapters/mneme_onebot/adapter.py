@@ -32,8 +32,9 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mneme_core.adapters import Adapter, Incoming, is_loopback, split_reply
+from mneme_core.bot import Adapter, Incoming, split_reply, spoken
 from mneme_core.errors import InvalidType, InvalidValue, describe
+from mneme_core.loopback import is_loopback
 
 from . import cqcode, events
 from .actions import Bridge, HttpLink, SocketLink
@@ -41,7 +42,7 @@ from .events import Malformed, Message, Other
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from mneme_core.runner import Runner
+    from mneme_core.bot import Runner
 
     from .server import Server
 
@@ -226,7 +227,7 @@ class OneBotAdapter(Adapter):
                 platform=f"onebot:{platform}",
                 user_id=message.user_id,
                 user_name=message.user_name,
-                text=reading.text,
+                text=spoken(message.user_name or message.user_id, message.place, reading.text),
                 chat_id=message.chat_id,
                 is_direct=message.is_direct,
                 addressed=reading.addressed,

@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mneme_core import text
 from mneme_core.errors import InvalidValue, describe
 
 from . import cqcode
@@ -73,6 +74,15 @@ class Message:
     @property
     def is_direct(self) -> bool:
         return self.detail == "private"
+
+    @property
+    def place(self) -> str | None:
+        """Where it was said, for the model: `group 12345`, `channel 7/9`; None in a private chat."""
+        if self.detail == "group":
+            return f"group {self.group_id}"
+        if self.detail == "channel":
+            return f"channel {self.guild_id}/{self.channel_id}"
+        return None
 
     @property
     def chat_id(self) -> str | None:
@@ -232,10 +242,35 @@ def read(message: Message, *, mine: Collection[str] = (), names: Iterable[str] =
             replied = _maybe(data.get("id", data.get("message_id")))
             if replied in mine or _maybe(data.get("user_id")) == message.self_id:
                 addressed = True
+        elif kind in ATTACHMENTS:
+            parts.append(f" {_attachment(kind, data)} ")
     text = re.sub(r"[ \t]{2,}", " ", "".join(parts)).strip()
     if not addressed and _named(text, names):
         addressed = True
     return Reading(text, addressed)
+
+
+# What the bridges send besides text, noted in brackets (never fetched), as the other adapters do: the model
+# knows something was shown that it cannot see, and an image alone is still a message to answer.
+ATTACHMENTS = {
+    "image": "image",
+    "record": "voice",
+    "voice": "voice",
+    "audio": "audio",
+    "video": "video",
+    "file": "file",
+    "location": "location",
+    "mface": "sticker",
+    "face": "emoji",
+}
+
+
+def _attachment(kind: str, data: Mapping[str, Any]) -> str:
+    label = ATTACHMENTS[kind]
+    name = data.get("name") if kind == "file" else None
+    if isinstance(name, str) and name.strip():
+        return f"[{label}: {text.one_line(name, 80)}]"
+    return f"[{label}]"
 
 
 def _named(text: str, names: Iterable[str]) -> bool:

@@ -41,8 +41,8 @@ __all__ = [
 _LAZY = {
     "Memory": "middleware",
     "Middleware": "middleware",
-    "install": "middleware",
-    "middleware_of": "middleware",
+    "install": "installing",
+    "middleware_of": "installing",
     "remembered": "middleware",
     "Patience": "outgoing",
     "TelegramAdapter": "adapter",

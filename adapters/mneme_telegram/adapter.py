@@ -42,18 +42,19 @@ from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ContextTypes, MessageHandler, filters
 
-from mneme_core.adapters import Adapter, Incoming
+from mneme_core.bot import Adapter, Incoming
 from mneme_core.config import resolve
 from mneme_core.errors import InvalidValue
 from mneme_core.plugins import PluginError
 
 from . import reading
-from .middleware import ALL_COMMANDS, Middleware, install
+from .installing import install
+from .middleware import ALL_COMMANDS, Middleware
 from .outgoing import LIMIT, Patience, send_text, typing
 from .settings import TelegramSettings
 
 if TYPE_CHECKING:
-    from mneme_core.runner import Runner
+    from mneme_core.bot import Runner
 
 __all__ = ["TelegramAdapter"]
 
@@ -107,7 +108,9 @@ class TelegramAdapter(Adapter):
             app,
             runner.mneme,
             commands=ALL_COMMANDS,
-            prompt="never",  # the runner prompts, and observes
+            prompt="never",  # the runner keeps the lines, prompts, and observes
+            turns=runner.turns,
+            keep_lines=False,
             names=self.options.names,
             ask=self.options.ask,
             patience=self.patience,
@@ -173,25 +176,10 @@ class TelegramAdapter(Adapter):
     def incoming(self, event: Any) -> Incoming | None:
         """A new message from a person with something to say (text, or a caption), as an `Incoming`; None
         for anything else."""
-        if not isinstance(event, Update) or event.message is None or self.application is None:
+        if not isinstance(event, Update) or self.application is None:
             return None
-        message = event.message
-        person = reading.person_of(event)
-        if person is None:
-            return None
-        said = reading.read(message, self.application.bot.bot, names=self.options.names, ask=self.options.ask)
-        if said is None:
-            return None
-        return Incoming(
-            platform=self.name,
-            user_id=str(person.id),
-            user_name=person.full_name or person.username or None,
-            text=reading.spoken(message, person, said.text),
-            chat_id=str(message.chat.id),
-            is_direct=said.is_direct,
-            addressed=said.addressed,
-            message_id=str(message.message_id),
-            raw=message,
+        return reading.incoming_of(
+            event, self.application.bot.bot, names=self.options.names, ask=self.options.ask
         )
 
     async def send(self, incoming: Incoming, text: str) -> None:

@@ -33,12 +33,11 @@ from telegram.ext import (
 from mneme_core import dates, text
 from mneme_core.errors import MnemeError
 
+from .middleware import Memory, Middleware
 from .outgoing import send_text
 
 if TYPE_CHECKING:
     from telegram.ext import BaseHandler
-
-    from .middleware import Memory, Middleware
 
 __all__ = ["CONFIRM_SECONDS", "PREFIX", "Commands"]
 

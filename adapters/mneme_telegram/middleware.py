@@ -19,11 +19,17 @@ What `install` adds:
   name, the chat, whether the bot was addressed, the text, and the prompt block). An update from nobody (a
   channel post, another bot) gets `context.memory = None` and goes on to your handlers untouched. The same
   `CallbackContext` object is handed to every group for one update, which is what carries the memory.
-- The prompt block (`aprompt` plus the plugins' `extra_prompt_sections`) is computed there for messages the
+- The person's line is kept in the conversation (`mneme_core.bot.turns`: a group message that does not
+  address the bot is kept as the group's context only), in the background: the type handler never waits on
+  it.
+- The prompt block (`aprompt` plus the plugins' `extra_prompt_sections`) is started there for messages the
   bot is likely to answer (`prompt="addressed"`: private chats, and group messages that mention, reply to,
-  name or ask the bot); for any other update `memory.block` stays None until a handler awaits
-  `memory.prompt()` (the `remembered` wrapper does). Computing it for every group message would tell the
-  mood's news to a reply that never happens (`aprompt` marks it told).
+  name or ask the bot); the type handler waits for it at most `READY_WAIT` seconds, so one person's slow
+  memory holds the Application up for no longer, and the block goes on being made in the background:
+  `memory.block` is set when it is ready, and `await memory.prompt()` waits for it within the bot's
+  `prompt_timeout` (the `remembered` wrapper does), giving "" when the memory fails or hangs. For any other
+  update `memory.block` stays None until a handler awaits `memory.prompt()`, which then does not tell the
+  mood's news (`aprompt(mark=False)`): news is told to a reply to someone who addressed the bot, once.
 - A person who opted out (`/optout`, kept in the companion's config: `consent`) is skipped entirely: the
   type handler raises `ApplicationHandlerStop`, so no later group sees the update; only `/optin` and
   `/forget` (and its button) still reach the commands, so leaving never blocks being forgotten.
@@ -31,12 +37,15 @@ What `install` adds:
   next group (`commands`); each stops the update after answering, so your own handlers never see them.
 
 Observing: `remembered` wraps your reply handler. It awaits `memory.prompt()` before your handler, and after
-it returns schedules `aobserve` of the exchange (the person's text, and the text you sent: the `Message`s
-your handler returns, or what went through `memory.reply`/`memory.said`) as a task of its own, so your
+it returns keeps the reply (the text you sent: the `Message`s your handler returns, or what went through
+`memory.reply`/`memory.said`) and observes the exchange through the bot layer, in the background, so your
 handler returns, and PTB moves on, without waiting for memory writing. A separate handler in a later group
 cannot do this: with `block=False` handlers PTB runs the later group before the reply was sent. Observes of
-one person run in the order their replies were sent; at most `backlog` wait, after which one is dropped and
-logged. They are the Application's tasks while it runs, so `app.stop()` waits for them.
+one person run in the order their replies were sent, each bounded; the exchange is kept in the database
+until it was observed, so `app.stop()` never waits on a hung observe (they are not the Application's tasks)
+and a stop loses nothing: `await middleware.aclose(timeout)` waits that long for the observes under way, and
+what is left is observed at the next start. `await memory.messages(persona)` gives the whole conversation
+as chat messages, for a model that takes them.
 """
 
 from __future__ import annotations
@@ -44,23 +53,22 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import Message, Update, User
-from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, TypeHandler
+from telegram.ext import Application, ApplicationHandlerStop, CallbackContext
 
-from mneme_core.runner import compose
+from mneme_core.bot import BotSettings, Turn, Turns
 
 from . import reading
 from .consent import KEY, OptOuts
 from .outgoing import Patience, send_text, texts_of, typing
 from .sentences import Sentences
 
-__all__ = ["COMMANDS", "Memory", "Middleware", "install", "middleware_of", "remembered"]
+__all__ = ["COMMANDS", "READY_WAIT", "Memory", "Middleware", "remembered"]
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +78,10 @@ ALL_COMMANDS = (*COMMANDS, "help", "start")
 # What a person who opted out may still do: come back, and be forgotten.
 WHILE_OUT = frozenset({"optin", "forget"})
 
+READY_WAIT = 1.0
+"""The longest the type handler waits for a block before handing the update on (it goes on being made)."""
+
 Handler = Callable[[Update, CallbackContext[Any, Any, Any, Any]], Awaitable[Any]]
-_installed: weakref.WeakKeyDictionary[Application[Any, Any, Any, Any, Any, Any], Middleware] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 @dataclass(eq=False)
@@ -94,6 +102,10 @@ class Memory:
     block: str | None = None
     """The prompt block, once computed (`prompt()`): what to put in the system prompt after the persona."""
     sent: list[str] = field(default_factory=list, repr=False)
+    turn: Turn | None = field(default=None, repr=False)
+    """The message's turn in the bot layer (None for an update without text)."""
+    _kept: asyncio.Future[Turn] | None = field(default=None, repr=False)
+    _making: asyncio.Future[str] | None = field(default=None, repr=False)
 
     @property
     def mneme(self) -> Any:
@@ -101,11 +113,32 @@ class Memory:
 
     async def prompt(self) -> str:
         """The prompt block for this message (computed once): who the person is to the companion, what it
-        remembers of them, how it feels if that changed, and the plugins' sections. A memory that fails
-        gives "" (logged): the reply goes on without it."""
+        remembers of them, how it feels if that changed, and the plugins' sections. A memory that fails or
+        is too slow gives "" (logged, counted): the reply goes on without it."""
         if self.block is None:
-            self.block = await self.middleware.block_for(self)
+            self.block = await self._block()
         return self.block
+
+    def _block(self) -> asyncio.Future[str]:
+        """The block being made (started once)."""
+        if self._making is None:
+            turns = self.middleware.turns
+            self._making = asyncio.ensure_future(turns.block(self.turn) if self.turn else _blank())
+        return self._making
+
+    async def kept(self) -> Turn | None:
+        """The turn with the person's line as kept (waiting for the write, bounded by the bot layer)."""
+        if self._kept is None:
+            return self.turn
+        return await self._kept
+
+    async def messages(self, persona: str = "") -> list[dict[str, str]]:
+        """The chat messages for a model: `persona` and the block as the system message, the conversation's
+        earlier lines, this message last ([] for an update without text)."""
+        turn = await self.kept()
+        if turn is None:
+            return []
+        return (await self.middleware.turns.prompt(turn, persona)).messages()
 
     async def reply(self, text: str) -> list[Message]:
         """Send `text` where the message came from (plain text, split to fit, flood control obeyed; in a
@@ -134,87 +167,23 @@ class Memory:
         return typing(self.bot, int(self.chat_id or self.user_id), thread)
 
 
-class Observes:
-    """Observes run after replies, in the background: in order per person, bounded in number."""
+class Observing:
+    """What the middleware's observes are doing (the bot layer runs them): under way, failed."""
 
-    def __init__(
-        self,
-        mneme: Any,
-        judge: Any = None,
-        backlog: int = 1000,
-        skip: Callable[[Memory], bool] = lambda memory: False,
-    ) -> None:
-        self.mneme = mneme
-        self.judge = judge
-        self.backlog = backlog
-        self.skip = skip
-        self.tasks: set[asyncio.Task[None]] = set()
-        self._tails: dict[str, asyncio.Task[None]] = {}
-        self.dropped = 0
-        self.failed = 0
+    def __init__(self, turns: Turns) -> None:
+        self._turns = turns
 
-    def later(
-        self, app: Application[Any, Any, Any, Any, Any, Any] | None, memory: Memory, reply: str
-    ) -> None:
-        if len(self.tasks) >= self.backlog:
-            self.dropped += 1
-            log.warning(
-                "%d observes wait; the exchange with %s is not observed", len(self.tasks), memory.subject
-            )
-            return
-        subject = memory.subject
-        work = self._observe(memory, reply, self._tails.get(subject))
-        name = f"mneme observe {subject}"
-        if app is not None and app.running:
-            task = app.create_task(work, name=name)  # so app.stop() waits for it
-        else:
-            task = asyncio.create_task(work, name=name)
-        self.tasks.add(task)
-        self._tails[subject] = task
+    @property
+    def tasks(self) -> list[asyncio.Task[Any]]:
+        return self._turns.observing()
 
-        def done(finished: asyncio.Task[None]) -> None:
-            self.tasks.discard(finished)
-            if self._tails.get(subject) is finished:
-                del self._tails[subject]
-
-        task.add_done_callback(done)
-
-    async def _observe(self, memory: Memory, reply: str, previous: asyncio.Task[None] | None) -> None:
-        if previous is not None:
-            await asyncio.wait([previous])  # one person's mood moves in the order things were said
-        if self.skip(memory):
-            log.info("%s opted out before the exchange was observed; not observed", memory.subject)
-            return
-        user: dict[str, str] = {"role": "user", "content": memory.text}
-        if memory.user_name:
-            user["name"] = memory.user_name
-        options: dict[str, Any] = {"source": "user", "user_name": memory.user_name or "the user"}
-        if self.judge is not None:
-            options["complete"] = self.judge
-        try:
-            await self.mneme.aobserve(
-                memory.subject, [user, {"role": "assistant", "content": reply}], **options
-            )
-        except Exception as err:  # memory writing is off the reply's path: logged and counted, never shown
-            self.failed += 1
-            log.warning(
-                "observing the exchange with %s failed: %s: %s", memory.subject, type(err).__name__, err
-            )
-
-    async def drain(self, timeout: float | None = None) -> bool:
-        """Wait until every observe scheduled so far finished (or `timeout`); True when none is left."""
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        while self.tasks:
-            left = None if deadline is None else deadline - loop.time()
-            if left is not None and left <= 0:
-                return False
-            await asyncio.wait(set(self.tasks), timeout=left)
-        return True
+    @property
+    def failed(self) -> int:
+        return self._turns.counts["observe_failed"]
 
 
 class Middleware:
-    """What `install` put on an Application: the engine, the opt-outs, the observes, the commands."""
+    """What `install` put on an Application: the engine, the opt-outs, the turn service, the commands."""
 
     def __init__(
         self,
@@ -231,6 +200,8 @@ class Middleware:
         memory_lines: int = 30,
         opt_out_key: str = KEY,
         backlog: int = 1000,
+        turns: Turns | None = None,
+        keep_lines: bool = True,
     ) -> None:
         if prompt not in ("addressed", "always", "never") and not callable(prompt):
             raise ValueError(f"prompt is 'addressed', 'always', 'never' or a function, not {prompt!r}")
@@ -253,13 +224,19 @@ class Middleware:
         self.sentences = Sentences(language, sentences)
         self.memory_lines = memory_lines
         self.opt_outs = OptOuts(mneme, opt_out_key)
-        self.observes = Observes(mneme, judge, backlog, skip=lambda memory: memory.user_id in self.opt_outs)
+        if turns is None:
+            settings = BotSettings.from_config(mneme.config, max_observe_backlog=backlog)
+            turns = Turns(mneme, judge=judge, settings=settings)
+        self.turns = turns
+        self.keep_lines = keep_lines
+        self.observes = Observing(turns)
         self.application: Application[Any, Any, Any, Any, Any, Any] | None = None
 
     # -- the type handler ------------------------------------------------------------------------------
 
     async def pre(self, update: object, context: CallbackContext[Any, Any, Any, Any]) -> None:
-        """Runs first for every update: the engine and the person's memory on the context, or the stop."""
+        """Runs first for every update: the engine and the person's memory on the context, or the stop.
+        It waits on nothing slow: the line is kept in the background, the block for at most `READY_WAIT`."""
         context.mneme = self.mneme  # type: ignore[attr-defined]
         context.memory = None  # type: ignore[attr-defined]
         if not isinstance(update, Update):
@@ -273,7 +250,10 @@ class Middleware:
             memory = await self._memory(update, person, context)
             context.memory = memory  # type: ignore[attr-defined]
             if self._wants_block(update, memory):
-                await memory.prompt()
+                making = memory._block()
+                done, _ = await asyncio.wait([making], timeout=READY_WAIT)
+                if done:
+                    memory.block = making.result()
         except Exception:  # a boundary: a broken update or plugin must not take the host's handlers down
             log.exception("the memory of update %s could not be prepared", update.update_id)
 
@@ -291,13 +271,13 @@ class Middleware:
         self, update: Update, person: User, context: CallbackContext[Any, Any, Any, Any]
     ) -> Memory:
         user_id = str(person.id)
-        subject = await self.mneme.plugins.aresolve_subject("telegram", user_id)
+        subject = await self.turns.subject("telegram", user_id)
         message = update.message  # a new message only: an edit is not conversation
         chat = update.effective_chat
         said = None
         if message is not None:
             said = reading.read(message, context.bot.bot, names=self.names, ask=self.ask)
-        return Memory(
+        memory = Memory(
             middleware=self,
             bot=context.bot,
             subject=subject,
@@ -309,6 +289,12 @@ class Middleware:
             text=said.text if said is not None else "",
             message=update.effective_message,
         )
+        incoming = reading.incoming_of(update, context.bot.bot, names=self.names, ask=self.ask)
+        if incoming is not None:
+            memory.turn = self.turns.turn(incoming, subject)
+            if self.keep_lines:
+                memory._kept = self.turns.chore(self.turns.keep(memory.turn), name=f"mneme line {subject}")
+        return memory
 
     def _wants_block(self, update: Update, memory: Memory) -> bool:
         if self.prompt_when == "never":
@@ -319,34 +305,36 @@ class Middleware:
             return bool(memory.text) and memory.addressed
         return bool(self.prompt_when(update, memory))  # type: ignore[operator]
 
-    async def block_for(self, memory: Memory) -> str:
-        """`aprompt` and the plugins' sections, for one message; "" when the memory fails."""
-        mneme = self.mneme
-        try:
-            block = await mneme.aprompt(memory.subject, query=memory.text, user_name=memory.user_name)
-            sections = await mneme.plugins.aextra_sections(mneme, memory.subject, memory.text)
-        except Exception as err:  # the memory is a boundary: without it the reply still goes out
-            log.warning("the memory block for %s failed; answering without it: %s", memory.subject, err)
-            return ""
-        return compose("", block, sections)
-
     # -- observing ------------------------------------------------------------------------------------
 
     def observe_later(self, memory: Memory, result: object = None) -> bool:
-        """Schedule `aobserve` of the person's text and the reply (what the handler returned, and what
-        went through `memory.reply`/`memory.said`); False when there is nothing to observe."""
+        """Keep the reply (what the handler returned, or what went through `memory.reply`/`memory.said`)
+        and observe the exchange in the background; False when there is nothing to observe."""
         # What went through memory.reply/said is the reply; else what the handler returned (not both:
         # `return await memory.reply(...)` would count it twice).
         reply = "\n".join(memory.sent).strip() or _returned(result)
-        if not memory.text or not reply:
+        if not memory.text or not reply or memory.turn is None:
             log.debug("nothing to observe for %s (no text, or no reply was seen)", memory.subject)
             return False
-        self.observes.later(self.application, memory, reply)
+        self.turns.chore(self._finish(memory, reply), name=f"mneme observe {memory.subject} (keeping)")
         return True
 
+    async def _finish(self, memory: Memory, reply: str) -> None:
+        if memory.user_id in self.opt_outs:
+            log.info("%s opted out before the exchange was kept; not observed", memory.subject)
+            return
+        turn = await memory.kept()
+        if turn is not None:
+            await self.turns.finish(turn, reply)
+
     async def drain(self, timeout: float | None = None) -> bool:
-        """Wait for the observes scheduled so far (tests, and shutdown without `app.stop()`)."""
-        return await self.observes.drain(timeout)
+        """Wait for the lines and observes under way (tests, and a shutdown that wants them written)."""
+        return await self.turns.drain(timeout)
+
+    async def aclose(self, timeout: float | None = None) -> None:
+        """Stop observing: wait up to `timeout` seconds for the observes under way; the exchanges not yet
+        observed wait in the database for the next start."""
+        await self.turns.aclose(timeout)
 
 
 def _returned(result: object) -> str:
@@ -358,28 +346,8 @@ def _returned(result: object) -> str:
     return ""
 
 
-def install(app: Application[Any, Any, Any, Any, Any, Any], mneme: Any, **options: Any) -> Middleware:
-    """Put the companion's memory on `app`: the type handler in group `group` (-100), the commands in the
-    next one. Options: `commands` (True, False or names), `prompt` ("addressed", "always", "never" or a
-    function of (update, memory)), `judge` (the model that judges observes; the engine's own by default),
-    `names` (words that address the bot in groups), `ask` (the ask command), `patience` (flood control),
-    `sentences` (your own wording), `memory_lines`, `backlog`. Returns the `Middleware`."""
-    if app in _installed:
-        raise ValueError("the Mneme middleware is already installed on this Application")
-    from .commands import Commands  # the commands need the middleware class defined
-
-    middleware = Middleware(mneme, **options)
-    middleware.application = app
-    app.add_handler(TypeHandler(Update, middleware.pre, block=True), group=middleware.group)
-    for handler in Commands(middleware).handlers():
-        app.add_handler(handler, group=middleware.group + 1)
-    _installed[app] = middleware
-    return middleware
-
-
-def middleware_of(app: Application[Any, Any, Any, Any, Any, Any]) -> Middleware | None:
-    """The middleware installed on `app`, if any."""
-    return _installed.get(app)
+async def _blank() -> str:
+    return ""
 
 
 def remembered(handler: Handler | None = None, *, observe: bool = True) -> Any:

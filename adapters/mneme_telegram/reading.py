@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from telegram import Message, MessageEntity, Update, User
 from telegram.constants import ChatType
 
-from mneme_core import text as mtext
+from mneme_core.bot import Incoming
+from mneme_core.bot import spoken as framed
 
-__all__ = ["ASK", "MEDIA", "Said", "command_of", "person_of", "read", "spoken"]
+__all__ = ["ASK", "MEDIA", "Said", "command_of", "incoming_of", "person_of", "read", "spoken"]
 
 ASK = "ask"
 MEDIA = ("photo", "video", "animation", "document", "audio", "voice", "video_note")
-NAME_LIMIT = 80
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,27 @@ def spoken(message: Message, person: User, said: str) -> str:
     """The text as the model and the notes see it: in a group, who spoke and where."""
     if message.chat.type == ChatType.PRIVATE:
         return said
-    name = mtext.one_line(person.full_name or person.username or "someone", NAME_LIMIT)
-    place = mtext.one_line(message.chat.title or "", NAME_LIMIT) or "a group"
-    return f"{name} in {place}: {said}"
+    return framed(person.full_name or person.username, (message.chat.title or "").strip() or "a group", said)
+
+
+def incoming_of(update: Update, bot: User, *, names: Iterable[str] = (), ask: str = ASK) -> Incoming | None:
+    """A new message from a person with something to say (text, or a caption), as an `Incoming` (its text
+    framed in a group, `spoken`); None for anything else."""
+    message = update.message
+    person = person_of(update)
+    if message is None or person is None:
+        return None
+    said = read(message, bot, names=names, ask=ask)
+    if said is None:
+        return None
+    return Incoming(
+        platform="telegram",
+        user_id=str(person.id),
+        user_name=person.full_name or person.username or None,
+        text=spoken(message, person, said.text),
+        chat_id=str(message.chat.id),
+        is_direct=said.is_direct,
+        addressed=said.addressed,
+        message_id=str(message.message_id),
+        raw=message,
+    )

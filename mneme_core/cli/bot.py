@@ -8,11 +8,13 @@ import logging
 
 import click
 
-from ..console import achat
-from ..demo import ademo
+from ..bot.console import achat
+from ..bot.demo import ademo
+from ..bot.hooks import ready
+from ..bot.runner import run_bot
+from ..bot.settings import BotSettings
 from ..errors import MnemeError
 from ..plugins import PluginError, describe, make_manager
-from ..runner import RunnerSettings, run_bot
 from . import Context, Refused, main
 
 
@@ -67,9 +69,7 @@ def run(
         if handler not in root.handlers:
             root.addHandler(handler)
     with ctx.open(embed=None) as m:  # the configured embedder (memory.embed)
-        settings = RunnerSettings(
-            persona=persona if persona is not None else m.config.get("companion.persona") or ""
-        )
+        settings = BotSettings.from_config(m.config, persona=persona)
         try:
             asyncio.run(run_bot(m, adapters, provider=model, settings=settings, plugins=m.plugins))
         except MnemeError as err:  # a plugin that cannot start, a missing token: one line, not a traceback
@@ -82,7 +82,7 @@ def run(
 def plugins(everything: bool, as_json: bool) -> None:
     """What is loaded: each plugin, from which distribution, with the hooks it implements."""
     try:
-        manager = make_manager()
+        manager = ready(make_manager())
     except PluginError as err:
         raise Refused(str(err)) from err
     found = describe(manager, builtin=everything)

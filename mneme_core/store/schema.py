@@ -23,6 +23,8 @@ Tables (one file holds many spaces; a space is one companion):
   timeline; `moods.told_event` is the last event the companion was told about (news is told once).
 - `relationships`: who each person is to the companion (role) and how close they are.
 - `config`: each space's own copy of its settings, one JSON value per flat key, with where it came from.
+- `lines` and `waiting_observes`: each conversation's lines, and the exchanges waiting to be observed
+  (`mneme_core.transcript`).
 """
 
 from __future__ import annotations
@@ -267,12 +269,53 @@ create index notes_subject on notes(subject_id, importance);
 """
 
 
+# The conversation itself (`mneme_core.transcript`): every line of each conversation, a person's with their
+# subject, the companion's with the line it answered; and the exchanges waiting to be observed, kept until
+# they were, so none is lost to a model that is down or a process that stopped.
+TRANSCRIPT_0006 = """
+create table lines(
+    id integer primary key autoincrement,
+    space text not null,
+    conversation text not null,
+    subject_id integer,
+    role text not null,
+    name text,
+    text text not null,
+    at real not null,
+    addressed integer not null,
+    reply_to integer
+);
+create index lines_conversation on lines(space, conversation, id);
+create index lines_context on lines(space, conversation, id) where addressed = 0;
+create index lines_subject on lines(subject_id, id);
+create index lines_reply on lines(reply_to) where reply_to is not null;
+create table waiting_observes(
+    id integer primary key autoincrement,
+    space text not null,
+    subject_id integer not null,
+    line_id integer not null,
+    user_name text,
+    platform text,
+    source text not null,
+    attempts integer not null default 0,
+    moved integer not null default 0,
+    next_at real not null,
+    claimed_until real,
+    error text,
+    created_at real not null
+);
+create index waiting_observes_subject on waiting_observes(subject_id, id);
+create index waiting_observes_space on waiting_observes(space, id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
     Migration("0003_config", sql_step(CONFIG_0003)),
     Migration("0004_vectors", sql_step(VECTORS_0004)),
     Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
+    Migration("0006_transcript", sql_step(TRANSCRIPT_0006)),
 )
 LEVEL = len(MIGRATIONS)
 

@@ -8,7 +8,8 @@ A bot names it in its config:
     model = "deepseek-chat"
     api_key = { "$env" = "DEEPSEEK_API_KEY" }
 
-`OpenAIProvider` gives the chat reply (`complete`), the judge and note writer (`judge`, which
+`OpenAIProvider` gives the chat reply (`chat`, the whole conversation as chat messages, which the bot layer
+sends; `complete` for one system prompt and one user message), the judge and note writer (`judge`, which
 `Mneme(complete=...)` and `aobserve(complete=...)` take as they are) and embeddings (`embed`). Standard
 library only: requests run on a small thread pool (`transport`). See `provider` for timeouts, retries and
 errors.

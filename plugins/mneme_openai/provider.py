@@ -36,6 +36,7 @@ import logging
 import math
 import os
 import random
+import re
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -232,11 +233,21 @@ class OpenAIProvider:
     def __repr__(self) -> str:
         return f"OpenAIProvider(base_url={self.where!r}, model={self.settings.model!r})"
 
-    # -- the three calls ---------------------------------------------------------------------------------
+    # -- the calls ---------------------------------------------------------------------------------------
 
     async def complete(self, system: str, user: str) -> str:
         """The chat model's reply to one system prompt and one user message."""
         return await self._chat(self.settings.model, self.settings.temperature, system, user)
+
+    async def chat(self, messages: Sequence[Mapping[str, Any]]) -> str:
+        """The chat model's reply to a conversation, sent as the chat messages it is: each a role (system,
+        user or assistant), its text, and optionally a speaker's `name`. The bot layer gives the
+        system prompt, the conversation's earlier lines and the current line this way."""
+        if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
+            raise InvalidType(f"chat takes a list of chat messages, not {describe(messages)}")
+        return await self._reply(
+            self.settings.model, self.settings.temperature, [_message(m) for m in messages]
+        )
 
     async def judge(self, system: str, user: str) -> str:
         """The same, with the judge's model: for `Mneme(complete=...)`, the note writer and the judge."""
@@ -269,6 +280,9 @@ class OpenAIProvider:
             raise InvalidType("a chat call takes a system prompt and a user message, both strings")
         messages = [{"role": "system", "content": system}] if system.strip() else []
         messages.append({"role": "user", "content": user})
+        return await self._reply(model, temperature, messages)
+
+    async def _reply(self, model: str, temperature: float | None, messages: list[dict[str, str]]) -> str:
         payload: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
             payload["temperature"] = temperature
@@ -380,6 +394,26 @@ class OpenAIProvider:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+ROLES = frozenset({"system", "user", "assistant"})
+SPEAKER = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _message(message: object) -> dict[str, str]:
+    """One chat message as the endpoint takes it, checked: a role, text, and a name if one was given."""
+    if not isinstance(message, Mapping):
+        raise InvalidType(f"a chat message is a mapping with role and content, not {describe(message)}")
+    role, content, name = message.get("role"), message.get("content"), message.get("name")
+    if role not in ROLES or not isinstance(content, str):
+        raise InvalidValue(
+            f"a chat message has a role ({', '.join(sorted(ROLES))}) and text content, "
+            f"not {describe(message)}"
+        )
+    found = {"role": role, "content": content}
+    if isinstance(name, str) and SPEAKER.fullmatch(name):  # what OpenAI takes as a name; others are left out
+        found["name"] = name
+    return found
 
 
 def _all_dicts(value: object) -> bool:

@@ -6,12 +6,13 @@ import asyncio
 
 import mneme_skeleton
 
+from mneme_core.bot import hooks
 from mneme_core.plugins import make_manager
 
 
 def sections(query: str) -> list[str]:
     manager = make_manager(load_entry_points=False, environ={}, plugins=[mneme_skeleton])
-    return asyncio.run(manager.aextra_sections(None, "console:leo", query))
+    return asyncio.run(hooks.extra_sections(manager, None, "console:leo", query))
 
 
 def test_a_question_gets_the_hint() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..adapters import subject_of
-from ..hookspecs import hookimpl
+from ...hookspecs import hookimpl
+from ..incoming import subject_for
 
 
 @hookimpl(trylast=True)
 def resolve_subject(platform: str, user_id: str) -> str:
-    return subject_of(platform, user_id)
+    return subject_for(platform, user_id)

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .adapters import Incoming
+from ..mneme import Mneme
 from .console import ConsoleAdapter
-from .default_plugins.offline import OfflineModel
-from .mneme import Mneme
-from .runner import Runner, RunnerSettings
+from .incoming import Incoming
+from .offline import OfflineModel
+from .runner import Runner
+from .settings import BotSettings
 
 __all__ = ["DAYS", "ScriptedMemory", "ademo"]
 
@@ -125,7 +126,7 @@ def _show(output: IO[str], line: str = "") -> None:
 
 
 async def _play(mneme: Mneme, output: IO[str]) -> dict[str, Any]:
-    runner = Runner(mneme, OfflineModel(), settings=RunnerSettings(persona=PERSONA))
+    runner = Runner(mneme, OfflineModel(), settings=BotSettings(persona=PERSONA))
     adapter = ConsoleAdapter(output=output, user_id="leo", user_name="Leo")
     subject = "console:leo"
     for heading, turns in DAYS:

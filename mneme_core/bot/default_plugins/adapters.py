@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...hookspecs import hookimpl
 from ..console import ConsoleAdapter
-from ..hookspecs import hookimpl
 
 
 @hookimpl(trylast=True)

@@ -1,0 +1,155 @@
+"""The console adapter: talk to the companion in a terminal (`mneme chat`).
+
+It reads lines from `input` and prints replies to `output`, one message at a time: the next line is read
+once the reply to the last one was printed, as in any chat. `/quit` or the end of the input (Ctrl-D) ends
+the chat; Ctrl-C ends it too. Lines are read on a thread of their own (a daemon, so a chat ended by a signal
+never waits for a line that will not come), and handed to the event loop.
+
+Without a model, the runner's offline stand-in answers and shows the memory block, so a newcomer sees the
+engine work with no key and no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import sys
+import threading
+from collections.abc import Mapping
+from typing import IO, Any
+
+from .incoming import Adapter, Incoming
+from .models import close_model, model_from_config
+from .offline import OfflineModel
+from .runner import Runner
+from .settings import BotSettings
+
+__all__ = ["QUIT", "ConsoleAdapter", "achat"]
+
+QUIT = frozenset({"/quit", "/exit", "/bye"})
+
+
+class ConsoleAdapter(Adapter):
+    """One person at a terminal; their subject is `console:<user_id>` (the login name by default)."""
+
+    name = "console"
+    limit = 4000
+
+    def __init__(
+        self,
+        settings: Mapping[str, Any] | None = None,
+        *,
+        input: IO[str] | None = None,
+        output: IO[str] | None = None,
+        user_id: str | None = None,
+        user_name: str | None = None,
+        prompt: str = "> ",
+    ) -> None:
+        super().__init__(settings)
+        self.input = input if input is not None else sys.stdin
+        self.output = output if output is not None else sys.stdout
+        self.user_id = user_id or str(self.settings.get("user_id") or _login())
+        self.user_name = user_name or self.settings.get("user_name") or None
+        self.prompt = prompt
+        self._reader: asyncio.Task[None] | None = None
+
+    def incoming(self, event: Any) -> Incoming | None:
+        line = str(event).strip()
+        if not line:
+            return None
+        return Incoming(
+            platform=self.name, user_id=self.user_id, user_name=self.user_name, text=line, is_direct=True
+        )
+
+    async def start(self, runner: Runner) -> None:
+        self._reader = asyncio.create_task(self._chat(runner), name="mneme console")
+
+    async def stop(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def send(self, incoming: Incoming, text: str) -> None:
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    async def _chat(self, runner: Runner) -> None:
+        lines = _lines(self.input)
+        line: str | None = ""
+        try:
+            while True:
+                self._show(self.prompt)
+                line = await lines.get()
+                if line is None or line.strip().lower() in QUIT:
+                    break
+                incoming = self.incoming(line)
+                if incoming is not None:
+                    await runner.handle(self, incoming)
+        finally:
+            self._show("\n" if line is None else "")
+            runner.stop_soon()
+
+    def _show(self, text: str) -> None:
+        if text:
+            self.output.write(text)
+            self.output.flush()
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser() or "me"
+    except (OSError, KeyError):  # no login name in this environment (a container, a service)
+        return "me"
+
+
+def _lines(source: IO[str]) -> asyncio.Queue[str | None]:
+    """The lines of `source` as they are typed, read on a daemon thread; None at the end."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def read() -> None:
+        try:
+            for line in iter(source.readline, ""):
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        except (OSError, ValueError):  # the input was closed under us: the chat ends
+            pass
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop is gone already: nobody waits
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=read, name="mneme console input", daemon=True).start()
+    return queue
+
+
+async def achat(
+    mneme: Any,
+    *,
+    model: Any = None,
+    provider: str | None = None,
+    persona: str = "",
+    user_id: str | None = None,
+    user_name: str | None = None,
+    input: IO[str] | None = None,
+    output: IO[str] | None = None,
+    settings: BotSettings | None = None,
+) -> dict[str, Any]:
+    """Chat with the companion in the terminal until /quit or the end of the input; returns the runner's
+    report. The model is `model` if given, else the provider named (or configured) in the companion's
+    config, else the offline stand-in."""
+    settings = settings if settings is not None else BotSettings.from_config(mneme.config, persona=persona)
+    made = model is None
+    if made:
+        model = model_from_config(mneme, provider)
+    runner = Runner(mneme, model, settings=settings)
+    adapter = ConsoleAdapter(input=input, output=output, user_id=user_id, user_name=user_name)
+    if isinstance(runner.model, OfflineModel):
+        adapter.output.write(
+            "No model is configured: an offline stand-in answers, showing the memory block.\n"
+        )
+    try:
+        await runner.serve([adapter], signals=input is None)
+    finally:
+        if made:
+            await close_model(model)
+    return runner.report()
