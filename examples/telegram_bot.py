@@ -41,12 +41,12 @@ import sys
 import tempfile
 from typing import Any
 
+from mneme_core.demo import DAYS, START, ScriptedMemory
 from mneme_telegram import TelegramAdapter, install, remembered
 from telegram import Update
 from telegram.ext import Application, ContextTypes, MessageHandler, filters
 
 from mneme_core import Mneme
-from mneme_core.demo import DAYS, START, ScriptedMemory
 from mneme_core.runner import Runner, RunnerSettings, run_bot
 
 PERSONA = "You are Mio, a warm and curious companion. Keep replies short."
