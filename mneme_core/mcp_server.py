@@ -68,8 +68,11 @@ BLOCK_ABOUT = "What the companion remembers of the person: read it at the start 
 
 
 async def block(m: Mneme, subject: str, query: str = "") -> str:
-    """The memory block for `subject`, or the display language's sentence that there is nothing yet."""
+    """The memory block for `subject`: for the query, else (nothing bears on it) what matters about them
+    (recall's overview), else the display language's sentence that nothing is remembered yet."""
     found = await m.aprompt(subject, query)
+    if not found and query.strip():
+        found = await m.aprompt(subject, "")
     return found or m.words.say("tool.block_empty", who=who(None, subject))
 
 

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import relations, text, tools, transfer
+from . import dates, relations, text, tools, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
@@ -28,7 +28,7 @@ from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
-from .memory import index, notes
+from .memory import index, notes, overview
 from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
@@ -313,8 +313,16 @@ class Mneme(CompanionVerbs):
     # -- recalling -------------------------------------------------------------------------------------
 
     def _ask(
-        self, subject: object, query: object, limit: object, budget: object, important: object, recent: object
+        self,
+        subject: object,
+        query: object,
+        limit: object,
+        budget: object,
+        important: object,
+        recent: object,
+        within: Mapping[str, object] | None = None,
     ) -> Ask:
+        kinds, since, until = _within(**(within or {}))
         return Ask(
             space=self.space,
             subject=subject_of(subject),
@@ -325,6 +333,9 @@ class Mneme(CompanionVerbs):
             recent=count_of("recent", recent),
             now=self._now(),
             half_life_days=self.settings.half_life_days,
+            kinds=kinds,
+            since=since,
+            until=until,
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -343,9 +354,17 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         log: bool = True,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> Recall:
-        """The notes to show for this query, by evidence, freshness and importance, within the budget."""
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        """The notes to show for this query, by evidence, freshness and importance, within the budget; with
+        no query (or a question about the person in general), what matters most about them.
+
+        `kinds`, `since` and `until` (seconds; `since` included, `until` not) keep to notes of those kinds
+        that happened in that time."""
+        within = {"kinds": kinds, "since": since, "until": until}
+        ask = self._ask(subject, query, limit, budget, important, recent, within)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found = self.store.read(rank, placing.ask(ask), placing.placed)
@@ -361,8 +380,12 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         log: bool = True,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> Recall:
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        within = {"kinds": kinds, "since": since, "until": until}
+        ask = self._ask(subject, query, limit, budget, important, recent, within)
         self._reindex_if_needed()
         placing = await self._place(ask)
         found = await self.store.aread(rank, placing.ask(ask), placing.placed)
@@ -370,15 +393,16 @@ class Mneme(CompanionVerbs):
 
     async def _place(self, ask: Ask) -> Placing:
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
-        when every tier passed; counted either way."""
-        if not ask.query:
+        when every tier passed; counted either way. A query about the person in general is not placed:
+        recall shows its overview then."""
+        if not ask.query or overview.general(text.terms(ask.query)):
             return WORDS_ONLY
         return await self.tiers.place(Query(ask.query, ask.space, ask.subject))
 
     def _place_sync(self, ask: Ask) -> Placing:
         """`_place` for the plain twins: the same tiers, run to their end here (see `decide.run`); a
         companion with no tier but words pays nothing for it."""
-        if not ask.query:
+        if not ask.query or overview.general(text.terms(ask.query)):
             return WORDS_ONLY
         if not self.tiers.tiers:
             self.tiers.counts[WORDS] += 1
@@ -596,6 +620,18 @@ def _kinds(kinds: object) -> tuple[str, ...] | None:
     if wrong:
         raise InvalidValue(f"kinds are among {', '.join(KINDS)}, not {describe(wrong)}")
     return tuple(kinds)
+
+
+def _within(
+    kinds: object = None, since: object = None, until: object = None
+) -> tuple[tuple[str, ...] | None, float | None, float | None]:
+    """A caller's filters, checked: the kinds, and the times (seconds) a note happened at or after and
+    before."""
+    start = None if since is None else dates.seconds(since, "since")
+    end = None if until is None else dates.seconds(until, "until")
+    if start is not None and end is not None and end <= start:
+        raise InvalidValue(f"until ({end!r}) must come after since ({start!r})")
+    return _kinds(kinds), start, end
 
 
 def _terms_version(conn: Any) -> str | None:

@@ -304,9 +304,17 @@ def notes(conn: sqlite3.Connection, space: str, subject: str, kinds: tuple[str, 
 
 
 def newest(
-    conn: sqlite3.Connection, subject: str, sid: int, limit: int, *, fading: bool = False
+    conn: sqlite3.Connection,
+    subject: str,
+    sid: int,
+    limit: int,
+    *,
+    fading: bool = False,
+    where: str = "",
+    params: dict[str, object] | None = None,
 ) -> list[Note]:
-    """A person's newest live notes (of the fading kinds only, if asked), newest first.
+    """A person's newest live notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
+    further with `params`), newest first.
 
     Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
     id order, so every part reads from the newest back and stops at `limit`; one query over all of them
@@ -314,11 +322,12 @@ def newest(
     kinds = "and kind not in ('fact', 'preference')" if fading else ""
     parts = " union all ".join(
         f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"{kinds} and {LIVE} order by id desc limit :limit)"
+        f"{kinds} and {LIVE}{where} order by id desc limit :limit)"
         for importance in range(1, 6)
     )
     rows = conn.execute(
-        f"select * from ({parts}) order by id desc limit :limit", {"sid": sid, "limit": limit}
+        f"select * from ({parts}) order by id desc limit :limit",
+        {"sid": sid, "limit": limit, **(params or {})},
     )
     return [note_of(subject, row) for row in rows]
 
