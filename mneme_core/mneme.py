@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -29,7 +30,7 @@ from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
-from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
+from .memory.note import KEY_LIMIT, KEY_RULE, KINDS, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -322,7 +323,6 @@ class Mneme(CompanionVerbs):
         recent: object,
         within: Mapping[str, object] | None = None,
     ) -> Ask:
-        kinds, since, until = _within(**(within or {}))
         return Ask(
             space=self.space,
             subject=subject_of(subject),
@@ -333,9 +333,7 @@ class Mneme(CompanionVerbs):
             recent=count_of("recent", recent),
             now=self._now(),
             half_life_days=self.settings.half_life_days,
-            kinds=kinds,
-            since=since,
-            until=until,
+            within=_within(**(within or {})),
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -492,6 +490,82 @@ class Mneme(CompanionVerbs):
     def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
         return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
 
+    # -- updating --------------------------------------------------------------------------------------
+
+    def _revise_work(
+        self, subject: object, id: object, note_text: object, changes: dict[str, Any]
+    ) -> tuple[Any, ...]:
+        count_of("id", id, low=1)
+        given = {name: value for name, value in changes.items() if value is not None}
+        fields = NoteFields.strict(note_text, **given)
+        kept = frozenset(name for name in ("kind", "importance", "happened_at") if name not in given)
+        return notes.revise, self.space, subject_of(subject), id, fields, kept, self._now()
+
+    def revise(self, subject: str, id: int, text: str, **changes: Any) -> tuple[str, Note | None]:
+        """Like `update`, and also says what happened: "updated", "unchanged", "known" (another live note
+        already says it), "no such note", or "vetoed" when a plugin's `filter_note` refused it."""
+        work = self._revise_work(subject, id, text, changes)
+        if self._filtering:
+            fields = self.plugins.filter_note(self, work[2], work[4])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:4], fields, *work[5:])
+        self._reindex_if_needed()
+        done = self.store.write(*work)
+        if self._tracking:
+            self.plugins.track(self, self._updated(work[2], id, done))
+        return done
+
+    async def arevise(self, subject: str, id: int, text: str, **changes: Any) -> tuple[str, Note | None]:
+        work = self._revise_work(subject, id, text, changes)
+        if self._filtering:
+            fields = await self.plugins.afilter_note(self, work[2], work[4])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:4], fields, *work[5:])
+        self._reindex_if_needed()
+        done = await self.store.awrite(*work)
+        if self._tracking:
+            await self.plugins.atrack(self, self._updated(work[2], id, done))
+        return done
+
+    def _updated(self, subject: str, old: int, done: tuple[str, Note | None]) -> Event:
+        outcome, note = done
+        data = {"outcome": outcome, "old": old, "id": note.id if note else None}
+        return Event("updated", subject, None, data, self.clock())
+
+    def update(
+        self,
+        subject: str,
+        id: int,
+        text: str,
+        *,
+        kind: str | None = None,
+        importance: int | None = None,
+        happened_at: float | None = None,
+        source: str | None = None,
+    ) -> Note | None:
+        """Correct a live note by id: a new version with this text (and kind, importance or time, if
+        given; the rest as they were) takes its place, and the old one stays in the history until
+        `purge` (`notes(..., history=True)`, and `history(key)` for a key). Returns the note that now
+        says it, or None when the person has no live note of that id (or a plugin vetoed the text)."""
+        changes = {"kind": kind, "importance": importance, "happened_at": happened_at, "source": source}
+        return self.revise(subject, id, text, **changes)[1]
+
+    async def aupdate(
+        self,
+        subject: str,
+        id: int,
+        text: str,
+        *,
+        kind: str | None = None,
+        importance: int | None = None,
+        happened_at: float | None = None,
+        source: str | None = None,
+    ) -> Note | None:
+        changes = {"kind": kind, "importance": importance, "happened_at": happened_at, "source": source}
+        return (await self.arevise(subject, id, text, **changes))[1]
+
     # -- forgetting ------------------------------------------------------------------------------------
 
     def _forget_work(self, subject: object, id: object, key: object) -> tuple[Any, ...]:
@@ -549,12 +623,57 @@ class Mneme(CompanionVerbs):
 
     # -- reading ---------------------------------------------------------------------------------------
 
-    def notes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
-        """A person's live notes, newest first (only the given kinds, if any)."""
-        return self.store.read(notes.notes, self.space, subject_of(subject), _kinds(kinds))
+    def _notes_work(self, subject: object, limit: object, offset: object, within: dict[str, object]) -> tuple:
+        if limit is not None:
+            count_of("limit", limit)
+        count_of("offset", offset)
+        return notes.notes, self.space, subject_of(subject), _within(**within), limit, offset
 
-    async def anotes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
-        return await self.store.aread(notes.notes, self.space, subject_of(subject), _kinds(kinds))
+    def notes(
+        self,
+        subject: str,
+        *,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        key_prefix: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        history: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Note]:
+        """A person's live notes, newest first: only the given kinds, keys starting with `key_prefix`
+        ('user.'), that happened at or after `since` and before `until` (seconds), if given; with
+        `history`, replaced and forgotten notes too (`Note.live` tells them apart). `limit` and `offset`
+        page through them."""
+        within = {
+            "kinds": kinds,
+            "key_prefix": key_prefix,
+            "since": since,
+            "until": until,
+            "history": history,
+        }
+        return self.store.read(*self._notes_work(subject, limit, offset, within))
+
+    async def anotes(
+        self,
+        subject: str,
+        *,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        key_prefix: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        history: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Note]:
+        within = {
+            "kinds": kinds,
+            "key_prefix": key_prefix,
+            "since": since,
+            "until": until,
+            "history": history,
+        }
+        return await self.store.aread(*self._notes_work(subject, limit, offset, within))
 
     def history(self, subject: str, key: str) -> list[Note]:
         """Every version of a key, replaced and forgotten ones included, oldest first."""
@@ -611,6 +730,10 @@ class Mneme(CompanionVerbs):
         return added
 
 
+KEY_START = re.compile(r"[\w\u3400-\u9fff]+(?:\.[\w\u3400-\u9fff]*){0,3}")
+"""The start of a key: parts of letters, digits or _ joined by dots, the last one maybe cut short."""
+
+
 def _kinds(kinds: object) -> tuple[str, ...] | None:
     if kinds is None:
         return None
@@ -623,15 +746,37 @@ def _kinds(kinds: object) -> tuple[str, ...] | None:
 
 
 def _within(
-    kinds: object = None, since: object = None, until: object = None
-) -> tuple[tuple[str, ...] | None, float | None, float | None]:
-    """A caller's filters, checked: the kinds, and the times (seconds) a note happened at or after and
-    before."""
+    kinds: object = None,
+    since: object = None,
+    until: object = None,
+    key_prefix: object = None,
+    history: object = False,
+) -> notes.Within:
+    """A caller's filters, checked: the kinds, the times (seconds) a note happened at or after and before,
+    the start of its key, and whether replaced and forgotten notes count."""
     start = None if since is None else dates.seconds(since, "since")
     end = None if until is None else dates.seconds(until, "until")
     if start is not None and end is not None and end <= start:
         raise InvalidValue(f"until ({end!r}) must come after since ({start!r})")
-    return _kinds(kinds), start, end
+    if not isinstance(history, bool):
+        raise InvalidType(f"history is true or false, not {describe(history)}")
+    return notes.Within(
+        kinds=_kinds(kinds), since=start, until=end, key_prefix=_key_prefix(key_prefix), history=history
+    )
+
+
+def _key_prefix(value: object) -> str | None:
+    """The start of a key ('user.' or 'exam'), normalised like a key; None for none."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidType(f"a key prefix is a string like 'user.', not {type(value).__name__}")
+    prefix = value.strip().lower()
+    if not prefix:
+        return None
+    if len(prefix) > KEY_LIMIT or not KEY_START.fullmatch(prefix):
+        raise InvalidValue(f"{describe(value)} is not the start of a key: {KEY_RULE}")
+    return prefix
 
 
 def _terms_version(conn: Any) -> str | None:

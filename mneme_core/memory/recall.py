@@ -71,7 +71,7 @@ from .. import text
 from ..store.schema import LIVE
 from . import index, overview
 from .note import COLUMNS, Note, note_of
-from .notes import newest, subject_id
+from .notes import Within, newest, subject_id
 
 if TYPE_CHECKING:
     from ..meaning.tiers import Placed
@@ -148,23 +148,11 @@ class Ask:
     recent: int = 1
     now: float
     half_life_days: float
-    kinds: tuple[str, ...] | None = None  # only these kinds
-    since: float | None = None  # only notes that happened at or after this time
-    until: float | None = None  # and before this one
+    within: Within = field(default_factory=Within)  # only these kinds, that happened in this time
 
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
-        parts, params = [], {}
-        if self.kinds is not None:
-            parts.append(f"{table}kind in (select value from json_each(:f_kinds))")
-            params["f_kinds"] = json.dumps(list(self.kinds))
-        if self.since is not None:
-            parts.append(f"{table}happened_at >= :f_since")
-            params["f_since"] = self.since
-        if self.until is not None:
-            parts.append(f"{table}happened_at < :f_until")
-            params["f_until"] = self.until
-        return "".join(" and " + part for part in parts), params
+        return self.within.sql(table)
 
 
 @dataclass(frozen=True)
