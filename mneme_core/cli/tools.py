@@ -16,6 +16,7 @@ import click
 from ..errors import MnemeError
 from ..memory.note import subject_of
 from ..tools import STYLES, specs
+from ..tools.toolbox import source_of
 from . import Context, Refused, main
 
 
@@ -23,10 +24,11 @@ from . import Context, Refused, main
 @click.option("--style", type=click.Choice(STYLES), default="openai", show_default=True)
 @click.option("--prefix", default="", help="Put this before each tool's name, like memory_.")
 @click.option("--with-subject", is_flag=True, help="Each tool asks for the subject (whose memory).")
-def tools_(style: str, prefix: str, with_subject: bool) -> None:
+@click.option("--strict", is_flag=True, help="OpenAI strict-mode functions (openai and responses styles).")
+def tools_(style: str, prefix: str, with_subject: bool, strict: bool) -> None:
     """Print the tool definitions for a model API as JSON."""
     try:
-        found = specs(style, prefix=prefix, with_subject=with_subject)
+        found = specs(style, prefix=prefix, with_subject=with_subject, strict=strict)
     except MnemeError as err:
         raise Refused(str(err)) from err
     click.echo(json.dumps(found, ensure_ascii=False, indent=2))
@@ -45,9 +47,23 @@ def tools_(style: str, prefix: str, with_subject: bool) -> None:
     help="The bearer token every HTTP request must carry; required off loopback. Prefer the environment "
     "variable: a command line is visible to other users of the machine.",
 )
+@click.option(
+    "--source",
+    default="auto",
+    show_default=True,
+    help="Written on the notes clients keep; 'auto' puts them under the daily quota for model notes, any "
+    "other word (like mcp) does not.",
+)
 @click.pass_obj
 def mcp_(
-    ctx: Context, subject: str | None, prefix: str, http: bool, host: str, port: int, token: str | None
+    ctx: Context,
+    subject: str | None,
+    prefix: str,
+    http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    source: str,
 ) -> None:
     """Serve this companion's memory to MCP clients."""
     try:
@@ -60,13 +76,14 @@ def mcp_(
         if subject is not None:
             subject = subject_of(subject)
         specs("mcp", prefix=prefix)  # refuses a prefix that would break a name
+        source_of(source)
         if http:
             token = mcp_server.exposure(host, token)
     except MnemeError as err:
         raise Refused(str(err)) from err
     with ctx.open() as m:
         try:
-            server = mcp_server.build(m, subject, prefix=prefix)
+            server = mcp_server.build(m, subject, prefix=prefix, source=source)
         except MnemeError as err:
             raise Refused(str(err)) from err
         if http:
