@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -30,7 +29,7 @@ from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
-from .memory.note import KEY_LIMIT, KEY_RULE, KINDS, Note, NoteFields, count_of, key_of, subject_of
+from .memory.note import KINDS, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -623,7 +622,7 @@ class Mneme(CompanionVerbs):
 
     # -- reading ---------------------------------------------------------------------------------------
 
-    def _notes_work(self, subject: object, limit: object, offset: object, within: dict[str, object]) -> tuple:
+    def _notes_work(self, subject: object, limit: object, offset: object, **within: object) -> tuple:
         if limit is not None:
             count_of("limit", limit)
         count_of("offset", offset)
@@ -645,14 +644,17 @@ class Mneme(CompanionVerbs):
         ('user.'), that happened at or after `since` and before `until` (seconds), if given; with
         `history`, replaced and forgotten notes too (`Note.live` tells them apart). `limit` and `offset`
         page through them."""
-        within = {
-            "kinds": kinds,
-            "key_prefix": key_prefix,
-            "since": since,
-            "until": until,
-            "history": history,
-        }
-        return self.store.read(*self._notes_work(subject, limit, offset, within))
+        work = self._notes_work(
+            subject,
+            limit,
+            offset,
+            kinds=kinds,
+            key_prefix=key_prefix,
+            since=since,
+            until=until,
+            history=history,
+        )
+        return self.store.read(*work)
 
     async def anotes(
         self,
@@ -666,14 +668,17 @@ class Mneme(CompanionVerbs):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Note]:
-        within = {
-            "kinds": kinds,
-            "key_prefix": key_prefix,
-            "since": since,
-            "until": until,
-            "history": history,
-        }
-        return await self.store.aread(*self._notes_work(subject, limit, offset, within))
+        work = self._notes_work(
+            subject,
+            limit,
+            offset,
+            kinds=kinds,
+            key_prefix=key_prefix,
+            since=since,
+            until=until,
+            history=history,
+        )
+        return await self.store.aread(*work)
 
     def history(self, subject: str, key: str) -> list[Note]:
         """Every version of a key, replaced and forgotten ones included, oldest first."""
@@ -730,10 +735,6 @@ class Mneme(CompanionVerbs):
         return added
 
 
-KEY_START = re.compile(r"[\w\u3400-\u9fff]+(?:\.[\w\u3400-\u9fff]*){0,3}")
-"""The start of a key: parts of letters, digits or _ joined by dots, the last one maybe cut short."""
-
-
 def _kinds(kinds: object) -> tuple[str, ...] | None:
     if kinds is None:
         return None
@@ -761,22 +762,8 @@ def _within(
     if not isinstance(history, bool):
         raise InvalidType(f"history is true or false, not {describe(history)}")
     return notes.Within(
-        kinds=_kinds(kinds), since=start, until=end, key_prefix=_key_prefix(key_prefix), history=history
+        kinds=_kinds(kinds), since=start, until=end, key_prefix=key_prefix_of(key_prefix), history=history
     )
-
-
-def _key_prefix(value: object) -> str | None:
-    """The start of a key ('user.' or 'exam'), normalised like a key; None for none."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidType(f"a key prefix is a string like 'user.', not {type(value).__name__}")
-    prefix = value.strip().lower()
-    if not prefix:
-        return None
-    if len(prefix) > KEY_LIMIT or not KEY_START.fullmatch(prefix):
-        raise InvalidValue(f"{describe(value)} is not the start of a key: {KEY_RULE}")
-    return prefix
 
 
 def _terms_version(conn: Any) -> str | None:

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from test_overview import FIVE
 
 from mneme_core import Mneme
 from mneme_core.cli import main
@@ -320,14 +321,6 @@ async def test_the_token_is_checked_on_every_request():
 
 
 # -- a new session wakes with its memory -------------------------------------------------------------------
-
-FIVE = (
-    "Lives in Oslo",
-    "Has a cat named Mochi",
-    "Likes green tea",
-    "Works as a night nurse",
-    "Plays the cello",
-)
 
 
 @pytest.fixture

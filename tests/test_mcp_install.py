@@ -36,6 +36,11 @@ def home(tmp_path, monkeypatch) -> Path:
     return found
 
 
+def served(db: Path, *before_mcp: str) -> list[str]:
+    """What an entry runs after this Python, up to `mcp`: the database and space, and `before_mcp`."""
+    return ["-m", "mneme_core", "--db", str(db.resolve()), "--space", "test", *before_mcp, "mcp"]
+
+
 def install(db: Path, *args: str):
     return CliRunner().invoke(main, ["--db", str(db), "--space", "test", "mcp", "install", *args])
 
@@ -63,17 +68,7 @@ def test_the_entry_goes_into_the_clients_own_file(home, db_path, client, scope, 
     assert written["theme"] == "dark" and written["mcpServers"]["other"] == {"command": "other-server"}
     entry = written["mcpServers"]["mneme"]
     assert entry["command"] == sys.executable
-    assert entry["args"] == [
-        "-m",
-        "mneme_core",
-        "--db",
-        str(db_path.resolve()),
-        "--space",
-        "test",
-        "mcp",
-        "--subject",
-        S,
-    ]
+    assert entry["args"] == [*served(db_path), "--subject", S]
     assert entry.get("type") == ("stdio" if client == "claude-code" else None)
     assert not db_path.exists()  # nothing was opened
 
@@ -114,15 +109,7 @@ def test_print_shows_the_entry_and_writes_nothing(home, db_path, tmp_path):
             "mneme": {
                 "command": sys.executable,
                 "args": [
-                    "-m",
-                    "mneme_core",
-                    "--db",
-                    str(db_path.resolve()),
-                    "--space",
-                    "test",
-                    "--config",
-                    str(config.resolve()),
-                    "mcp",
+                    *served(db_path, "--config", str(config.resolve())),
                     "--subject",
                     S,
                     "--prefix",

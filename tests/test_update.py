@@ -195,7 +195,7 @@ async def test_the_async_listing_is_the_same(listed: Mneme):
     ("filters", "error"),
     [
         ({"key_prefix": "user city"}, "is not the start of a key"),
-        ({"key_prefix": 7}, "a key prefix is a string"),
+        ({"key_prefix": 7}, "a key prefix must be a string"),
         ({"history": "yes"}, "history is true or false"),
         ({"limit": -1}, "limit is a whole number"),
         ({"offset": 1.5}, "offset is a whole number"),
