@@ -8,14 +8,16 @@ limit and the budget are filled with what matters, in this order:
 
 1. pinned notes (importance 5), newest first, taking at most half of the slots at first;
 2. lasting notes (facts and preferences), the most important first, the newest first among equals;
-3. fading notes (episodes, plans, reflections): of the newest `SCAN`, the freshest times the most important
-   (`index.rank_of`), so an upcoming plan or yesterday's news comes before last month's small talk;
+3. fading notes (episodes, plans, reflections): of the newest `SCAN` of each importance, the freshest
+   times the most important (`index.rank_of`), so an upcoming plan or yesterday's news comes before last
+   month's small talk;
 
 with a third of the slots that are left (rounded up, at least `recent`) kept for the fading notes while
 there are any, so a long list of facts never hides what happened lately; what one part leaves unused goes
-to the others, and pinned notes past the first half come last. Each part reads at most `SCAN` rows per
-importance from the newest back (the index on (subject, importance) keeps each importance in id order),
-so the cost is bounded however long the history is.
+to the others, and pinned notes past the first half come last. Each part reads each importance alone from
+the newest back (the index on (subject, importance) keeps each importance in id order) and stops early:
+twice the limit of lasting notes, `SCAN` fading ones, so the cost is bounded however long the history is
+(about 3 ms for a person with 10,000 notes, as much as a recall for a topic).
 
 A query is about the person in general when every term it has is a word of knowing, remembering, telling or
 greeting (`GENERAL_WORDS`), or a Chinese character of those or a function character (`GENERAL_CHARS`): "what
@@ -33,7 +35,7 @@ from ..store.schema import LIVE
 from . import index
 from .note import COLUMNS, Note, note_of
 
-SCAN = 200  # rows per importance read at most, from the newest back
+SCAN = 50  # fading notes per importance read at most, from the newest back
 DAY = 86400.0
 
 GENERAL_WORDS = frozenset(
@@ -66,12 +68,15 @@ def _rows(conn: sqlite3.Connection, subject: str, sql: str, params: dict[str, An
     return [note_of(subject, row) for row in conn.execute(sql, params)]
 
 
-def _per_importance(kinds: str, where: str, order: str) -> str:
-    """The newest `SCAN` live notes of each importance matching `kinds`/`where`, then `order`, `:limit`."""
+def _per_importance(kinds: str, where: str, order: str, each: str = ":limit") -> str:
+    """The newest `each` live notes of each importance below the pinned matching `kinds`/`where`, then
+    `order`, `:limit`. Each part names its importance alone, so SQLite reads (subject, importance) in id
+    order and stops at `SCAN`: with a range on importance beside it, it sorted every note (11 ms at 10,000
+    notes instead of under 1)."""
     parts = " union all ".join(
         f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"and {LIVE} {kinds} {where} order by id desc limit {SCAN})"
-        for importance in range(5, 0, -1)
+        f"and {LIVE} {kinds} {where} order by id desc limit {each})"
+        for importance in range(4, 0, -1)
     )
     return f"select * from ({parts}) order by {order} limit :limit"
 
@@ -102,17 +107,15 @@ def fill(
     lasting = _rows(
         conn,
         subject,
-        _per_importance(
-            "and kind in ('fact', 'preference') and importance < 5", where, "importance desc, id desc"
-        ),
+        _per_importance("and kind in ('fact', 'preference')", where, "importance desc, id desc"),
         args,
     )
     fading = _freshest(
         _rows(
             conn,
             subject,
-            _per_importance("and kind not in ('fact', 'preference') and importance < 5", where, "id desc"),
-            {**args, "limit": SCAN},
+            _per_importance("and kind not in ('fact', 'preference')", where, "id desc", str(SCAN)),
+            {**args, "limit": 4 * SCAN},
         ),
         now,
         half_life_days,
