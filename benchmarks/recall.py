@@ -10,7 +10,8 @@ own venv, importing only `mneme_llm` and `notes.py`) starts from a new SQLite fi
 - after close and reopen: the open time, the first `recall()` on the file (the reference rebuilds its term
   index there), then `--queries` queries through `recall(subject, q)` (default log=True) and the same ones
   through `prompt(subject, q, user_name="Leo")`: median and p95 wall ms (`perf_counter`). "Matched" counts
-  the recall queries whose chosen notes include one whose `why` starts with "matched";
+  the recall queries whose chosen notes include one whose `why` starts with "matched"; then as many
+  `prompt(subject, "")` calls, a session's start with no query (and how many notes that block shows);
 - the DB file size after `close()` (and the -wal file if one is left), and the worker's peak RSS (ru_maxrss).
 
 Notes and queries come from `notes.py` (the same for both engines; see its docstring). The reference runs
@@ -65,6 +66,9 @@ ROWS = (
     ("recall p95, ms", "recall_p95_ms", "{:.2f}", "less"),
     ("prompt median, ms", "prompt_median_ms", "{:.2f}", "less"),
     ("prompt p95, ms", "prompt_p95_ms", "{:.2f}", "less"),
+    ("prompt with no query (session start) median, ms", "start_median_ms", "{:.2f}", "less"),
+    ("prompt with no query p95, ms", "start_p95_ms", "{:.2f}", "less"),
+    ("notes in the block with no query", "start_notes", "{}", None),
     ("queries with a matched note", "matched", "{}", None),
     ("DB file after close, MB", "db_mb", "{:.2f}", "less"),
     ("-wal left after close, MB", "wal_mb", "{:.2f}", None),
@@ -176,6 +180,14 @@ def work(args) -> dict:
         m.prompt(SUBJECT, q, user_name="Leo")
         times.append(time.perf_counter() - t)
     out["prompt_median_ms"], out["prompt_p95_ms"] = ms_stats(times)
+    times, shown = [], 0
+    for _q in queries:  # a session's start: no query (ours fills it with the overview)
+        t = time.perf_counter()
+        block = m.prompt(SUBJECT, "", user_name="Leo")
+        times.append(time.perf_counter() - t)
+        shown = max(shown, sum(line.startswith("- ") for line in block.splitlines()))
+    out["start_median_ms"], out["start_p95_ms"] = ms_stats(times)
+    out["start_notes"] = shown
     m.close()
     out["db_mb"] = os.path.getsize(db) / MB
     wal = Path(db + "-wal")

@@ -1,9 +1,14 @@
 """An MCP server for one companion's memory, on the official MCP Python SDK (the `mcp` extra).
 
 What a client gets:
-- Tools: `remember`, `recall`, `forget`, `mood` and any a plugin registered, defined by `tools.specs("mcp")`
-  and run by a `tools.Toolbox`. A refused call is a tool result flagged `isError: true`, taken from
-  `Reply.error`, never guessed from the wording, so custom sentences and every display language flag alike.
+- Tools: `remember`, `recall`, `forget`, `mood`, `notes`, `update`, `relationship`, `profile` and any a
+  plugin registered, defined by `tools.specs("mcp")` (with their read-only and destructive hints) and run
+  by a `tools.Toolbox`. A refused call (a bad argument, a note the daily quota or a filter refused, a note
+  that is not there to update) is a tool result flagged `isError: true`, taken from `Reply.error`, never
+  guessed from the wording, so custom sentences and every display language flag alike. A result carries
+  its data (ids, kinds, keys, dates) as `structuredContent` beside the text.
+- Writes are made with the server's `source` (`mneme mcp --source`): "auto", the default, puts the notes a
+  client's model writes under the daily quota for model-written notes; any other word does not.
 - The memory block for the start of a session, what `Mneme.aprompt` puts in a system prompt: as the
   resource `mneme://memory` (or the template `mneme://memory/{subject}` when no subject is bound) and as the
   prompt `memory` (arguments: an optional `query`; `subject` when none is bound).
@@ -68,8 +73,11 @@ BLOCK_ABOUT = "What the companion remembers of the person: read it at the start 
 
 
 async def block(m: Mneme, subject: str, query: str = "") -> str:
-    """The memory block for `subject`, or the display language's sentence that there is nothing yet."""
+    """The memory block for `subject`: for the query, else (nothing bears on it) what matters about them
+    (recall's overview), else the display language's sentence that nothing is remembered yet."""
     found = await m.aprompt(subject, query)
+    if not found and query.strip():
+        found = await m.aprompt(subject, "")
     return found or m.words.say("tool.block_empty", who=who(None, subject))
 
 
@@ -91,10 +99,16 @@ def _query(value: object) -> str:
 
 
 def build(
-    m: Mneme, subject: str | None = None, *, prefix: str = "", tools: Registry | None = None
+    m: Mneme,
+    subject: str | None = None,
+    *,
+    prefix: str = "",
+    tools: Registry | None = None,
+    source: str = "auto",
 ) -> Server[Any]:
-    """The MCP server for `m`; with `subject`, every call, resource and prompt is about that person."""
-    box = Toolbox(m, subject, prefix=prefix, tools=tools)
+    """The MCP server for `m`; with `subject`, every call, resource and prompt is about that person;
+    `source` is written on the notes its calls keep ("auto": under the daily quota)."""
+    box = Toolbox(m, subject, prefix=prefix, tools=tools, source=source)
     bound = box.subject
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -103,7 +117,8 @@ def build(
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         reply = await box.areply(params.name, params.arguments)
         content = [types.TextContent(type="text", text=reply.text)]
-        return types.CallToolResult(content=content, is_error=reply.error)
+        data = None if reply.data is None else dict(reply.data)
+        return types.CallToolResult(content=content, structured_content=data, is_error=reply.error)
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         found = [] if bound is None else [_resource(RESOURCE)]
@@ -143,7 +158,7 @@ def build(
         NAME,
         version=__version__,
         instructions=m.words.say(
-            "tool.instructions", **{t: prefix + t for t in ("recall", "remember", "forget")}
+            "tool.instructions", **{t: prefix + t for t in ("recall", "remember", "forget", "update")}
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,

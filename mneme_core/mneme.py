@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import relations, text, tools, transcript, transfer
+from . import dates, relations, text, tools, transcript, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
@@ -28,8 +28,8 @@ from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
-from .memory import index, notes
-from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
+from .memory import index, notes, overview
+from .memory.note import KINDS, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -315,7 +315,14 @@ class Mneme(CompanionVerbs):
     # -- recalling -------------------------------------------------------------------------------------
 
     def _ask(
-        self, subject: object, query: object, limit: object, budget: object, important: object, recent: object
+        self,
+        subject: object,
+        query: object,
+        limit: object,
+        budget: object,
+        important: object,
+        recent: object,
+        within: Mapping[str, object] | None = None,
     ) -> Ask:
         return Ask(
             space=self.space,
@@ -327,6 +334,7 @@ class Mneme(CompanionVerbs):
             recent=count_of("recent", recent),
             now=self._now(),
             half_life_days=self.settings.half_life_days,
+            within=_within(**(within or {})),
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -345,9 +353,17 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         log: bool = True,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> Recall:
-        """The notes to show for this query, by evidence, freshness and importance, within the budget."""
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        """The notes to show for this query, by evidence, freshness and importance, within the budget; with
+        no query (or a question about the person in general), what matters most about them.
+
+        `kinds`, `since` and `until` (seconds; `since` included, `until` not) keep to notes of those kinds
+        that happened in that time."""
+        within = {"kinds": kinds, "since": since, "until": until}
+        ask = self._ask(subject, query, limit, budget, important, recent, within)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found = self.store.read(rank, placing.ask(ask), placing.placed)
@@ -363,8 +379,12 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         log: bool = True,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> Recall:
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        within = {"kinds": kinds, "since": since, "until": until}
+        ask = self._ask(subject, query, limit, budget, important, recent, within)
         self._reindex_if_needed()
         placing = await self._place(ask)
         found = await self.store.aread(rank, placing.ask(ask), placing.placed)
@@ -372,15 +392,16 @@ class Mneme(CompanionVerbs):
 
     async def _place(self, ask: Ask) -> Placing:
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
-        when every tier passed; counted either way."""
-        if not ask.query:
+        when every tier passed; counted either way. A query about the person in general is not placed:
+        recall shows its overview then."""
+        if not ask.query or overview.general(text.terms(ask.query)):
             return WORDS_ONLY
         return await self.tiers.place(Query(ask.query, ask.space, ask.subject))
 
     def _place_sync(self, ask: Ask) -> Placing:
         """`_place` for the plain twins: the same tiers, run to their end here (see `decide.run`); a
         companion with no tier but words pays nothing for it."""
-        if not ask.query:
+        if not ask.query or overview.general(text.terms(ask.query)):
             return WORDS_ONLY
         if not self.tiers.tiers:
             self.tiers.counts[WORDS] += 1
@@ -470,6 +491,82 @@ class Mneme(CompanionVerbs):
     def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
         return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
 
+    # -- updating --------------------------------------------------------------------------------------
+
+    def _revise_work(
+        self, subject: object, id: object, note_text: object, changes: dict[str, Any]
+    ) -> tuple[Any, ...]:
+        count_of("id", id, low=1)
+        given = {name: value for name, value in changes.items() if value is not None}
+        fields = NoteFields.strict(note_text, **given)
+        kept = frozenset(name for name in ("kind", "importance", "happened_at") if name not in given)
+        return notes.revise, self.space, subject_of(subject), id, fields, kept, self._now()
+
+    def revise(self, subject: str, id: int, text: str, **changes: Any) -> tuple[str, Note | None]:
+        """Like `update`, and also says what happened: "updated", "unchanged", "known" (another live note
+        already says it), "no such note", or "vetoed" when a plugin's `filter_note` refused it."""
+        work = self._revise_work(subject, id, text, changes)
+        if self._filtering:
+            fields = self.plugins.filter_note(self, work[2], work[4])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:4], fields, *work[5:])
+        self._reindex_if_needed()
+        done = self.store.write(*work)
+        if self._tracking:
+            self.plugins.track(self, self._updated(work[2], id, done))
+        return done
+
+    async def arevise(self, subject: str, id: int, text: str, **changes: Any) -> tuple[str, Note | None]:
+        work = self._revise_work(subject, id, text, changes)
+        if self._filtering:
+            fields = await self.plugins.afilter_note(self, work[2], work[4])
+            if fields is None:
+                return VETOED, None
+            work = (*work[:4], fields, *work[5:])
+        self._reindex_if_needed()
+        done = await self.store.awrite(*work)
+        if self._tracking:
+            await self.plugins.atrack(self, self._updated(work[2], id, done))
+        return done
+
+    def _updated(self, subject: str, old: int, done: tuple[str, Note | None]) -> Event:
+        outcome, note = done
+        data = {"outcome": outcome, "old": old, "id": note.id if note else None}
+        return Event("updated", subject, None, data, self.clock())
+
+    def update(
+        self,
+        subject: str,
+        id: int,
+        text: str,
+        *,
+        kind: str | None = None,
+        importance: int | None = None,
+        happened_at: float | None = None,
+        source: str | None = None,
+    ) -> Note | None:
+        """Correct a live note by id: a new version with this text (and kind, importance or time, if
+        given; the rest as they were) takes its place, and the old one stays in the history until
+        `purge` (`notes(..., history=True)`, and `history(key)` for a key). Returns the note that now
+        says it, or None when the person has no live note of that id (or a plugin vetoed the text)."""
+        changes = {"kind": kind, "importance": importance, "happened_at": happened_at, "source": source}
+        return self.revise(subject, id, text, **changes)[1]
+
+    async def aupdate(
+        self,
+        subject: str,
+        id: int,
+        text: str,
+        *,
+        kind: str | None = None,
+        importance: int | None = None,
+        happened_at: float | None = None,
+        source: str | None = None,
+    ) -> Note | None:
+        changes = {"kind": kind, "importance": importance, "happened_at": happened_at, "source": source}
+        return (await self.arevise(subject, id, text, **changes))[1]
+
     # -- forgetting ------------------------------------------------------------------------------------
 
     def _forget_work(self, subject: object, id: object, key: object) -> tuple[Any, ...]:
@@ -527,12 +624,63 @@ class Mneme(CompanionVerbs):
 
     # -- reading ---------------------------------------------------------------------------------------
 
-    def notes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
-        """A person's live notes, newest first (only the given kinds, if any)."""
-        return self.store.read(notes.notes, self.space, subject_of(subject), _kinds(kinds))
+    def _notes_work(self, subject: object, limit: object, offset: object, **within: object) -> tuple:
+        if limit is not None:
+            count_of("limit", limit)
+        count_of("offset", offset)
+        return notes.notes, self.space, subject_of(subject), _within(**within), limit, offset
 
-    async def anotes(self, subject: str, *, kinds: tuple[str, ...] | list[str] | None = None) -> list[Note]:
-        return await self.store.aread(notes.notes, self.space, subject_of(subject), _kinds(kinds))
+    def notes(
+        self,
+        subject: str,
+        *,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        key_prefix: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        history: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Note]:
+        """A person's live notes, newest first: only the given kinds, keys starting with `key_prefix`
+        ('user.'), that happened at or after `since` and before `until` (seconds), if given; with
+        `history`, replaced and forgotten notes too (`Note.live` tells them apart). `limit` and `offset`
+        page through them."""
+        work = self._notes_work(
+            subject,
+            limit,
+            offset,
+            kinds=kinds,
+            key_prefix=key_prefix,
+            since=since,
+            until=until,
+            history=history,
+        )
+        return self.store.read(*work)
+
+    async def anotes(
+        self,
+        subject: str,
+        *,
+        kinds: tuple[str, ...] | list[str] | None = None,
+        key_prefix: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        history: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Note]:
+        work = self._notes_work(
+            subject,
+            limit,
+            offset,
+            kinds=kinds,
+            key_prefix=key_prefix,
+            since=since,
+            until=until,
+            history=history,
+        )
+        return await self.store.aread(*work)
 
     def history(self, subject: str, key: str) -> list[Note]:
         """Every version of a key, replaced and forgotten ones included, oldest first."""
@@ -604,6 +752,26 @@ def _erase(conn: Any, space: str, subject: str) -> int:
     """A person's lines and waiting exchanges, then everything else about them (`notes.erase`)."""
     transcript.erase(conn, space, subject)
     return notes.erase(conn, space, subject)
+
+
+def _within(
+    kinds: object = None,
+    since: object = None,
+    until: object = None,
+    key_prefix: object = None,
+    history: object = False,
+) -> notes.Within:
+    """A caller's filters, checked: the kinds, the times (seconds) a note happened at or after and before,
+    the start of its key, and whether replaced and forgotten notes count."""
+    start = None if since is None else dates.seconds(since, "since")
+    end = None if until is None else dates.seconds(until, "until")
+    if start is not None and end is not None and end <= start:
+        raise InvalidValue(f"until ({end!r}) must come after since ({start!r})")
+    if not isinstance(history, bool):
+        raise InvalidType(f"history is true or false, not {describe(history)}")
+    return notes.Within(
+        kinds=_kinds(kinds), since=start, until=end, key_prefix=key_prefix_of(key_prefix), history=history
+    )
 
 
 def _terms_version(conn: Any) -> str | None:

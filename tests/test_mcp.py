@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from test_overview import FIVE
 
 from mneme_core import Mneme
 from mneme_core.cli import main
@@ -229,12 +230,7 @@ async def test_http_with_a_token_refuses_requests_without_it(seeded):
             elsewhere = await http.get(url.replace("/mcp", "/"))
             assert elsewhere.status_code == 401
         async with over_http(url, TOKEN) as session:
-            assert [t.name for t in (await session.list_tools()).tools] == [
-                "remember",
-                "recall",
-                "forget",
-                "mood",
-            ]
+            assert [t.name for t in (await session.list_tools()).tools] == [t["name"] for t in specs("mcp")]
             found = await session.call_tool("recall", {"query": "cat"})
             assert not found.is_error and "#1 Has a cat named Mochi" in text_of(found)
             wrong = await session.call_tool("forget", {})
@@ -322,3 +318,160 @@ async def test_the_token_is_checked_on_every_request():
         assert (await http.get("/mcp", headers={"Authorization": "Bearer"})).status_code == 401
         assert (await http.get("/other")).status_code == 401
     assert seen == ["/mcp", "/mcp"]
+
+
+# -- a new session wakes with its memory -------------------------------------------------------------------
+
+
+@pytest.fixture
+def five_facts(db_path: Path) -> Path:
+    with Mneme(db_path, space="test") as m:
+        for fact in FIVE:
+            m.remember(S, fact, kind="fact")  # the default importance: neither pinned nor important
+    return db_path
+
+
+def listed(block: str) -> list[str]:
+    return sorted(line[2:] for line in block.splitlines() if line.startswith("- "))
+
+
+async def test_a_new_session_reads_five_default_facts(five_facts, tmp_path):
+    async with over_stdio(five_facts, tmp_path, "--subject", S) as session:
+        await session.initialize()
+        resource = await session.read_resource("mneme://memory")
+        prompt = await session.get_prompt("memory", {})
+        about_me = await session.get_prompt("memory", {"query": "what do you know about me"})
+        unrelated = await session.get_prompt("memory", {"query": "volcano"})  # nothing bears on it
+        recall = await session.call_tool("recall", {"query": "你记得我什么"})
+
+    assert listed(resource.contents[0].text) == sorted(FIVE)
+    for found in (prompt, about_me, unrelated):
+        assert listed(found.messages[0].content.text) == sorted(FIVE)
+        assert "Nothing is remembered" not in found.messages[0].content.text
+    assert not recall.is_error and recall.structured_content["overview"] is True
+    assert sorted(n["text"] for n in recall.structured_content["notes"]) == sorted(FIVE)
+
+
+# -- the whole tool set, over stdio and streamable HTTP ------------------------------------------------------
+
+
+async def exercise_the_tools(session: ClientSession) -> None:
+    """Every tool with good and bad arguments, for a session bound to S on the `seeded` file."""
+    listed_tools = {t.name: t for t in (await session.list_tools()).tools}
+    assert list(listed_tools) == [t["name"] for t in specs("mcp")]
+    hints = {name: t.annotations for name, t in listed_tools.items()}
+    assert [n for n, h in hints.items() if h.read_only_hint] == [
+        "recall",
+        "mood",
+        "notes",
+        "relationship",
+        "profile",
+    ]
+    assert [n for n, h in hints.items() if h.destructive_hint] == ["forget"]
+
+    kept = await session.call_tool(
+        "remember", {"text": "Exam on Friday", "kind": "plan", "date": "2031-05-02"}
+    )
+    assert not kept.is_error and kept.structured_content["note"]["happened_at"].startswith("2031-05-02T12:00")
+    exam = kept.structured_content["note"]["id"]
+
+    notes = await session.call_tool("notes", {"kind": "plan"})
+    assert not notes.is_error
+    assert [(n["id"], n["kind"]) for n in notes.structured_content["notes"]] == [(exam, "plan")]
+    assert text_of(notes).splitlines()[1].startswith(f"#{exam} (plan) ")
+    bad = await session.call_tool("notes", {"limit": 500})
+    assert (
+        bad.is_error
+        and text_of(bad) == "Error: limit should be from 1 to 50."
+        and bad.structured_content is None
+    )
+
+    updated = await session.call_tool("update", {"id": exam, "text": "Exam on Monday", "date": "2031-05-05"})
+    assert not updated.is_error and updated.structured_content["old"] == exam
+    new_id = updated.structured_content["note"]["id"]
+    history = await session.call_tool("notes", {"kind": "plan", "history": True})
+    assert [(n["id"], n["live"]) for n in history.structured_content["notes"]] == [
+        (new_id, True),
+        (exam, False),
+    ]
+    missing = await session.call_tool("update", {"id": 2, "text": "Not theirs to change"})  # OTHER's note
+    assert missing.is_error and text_of(missing).startswith("Error: there is no note #2")
+    wrong = await session.call_tool("update", {"id": "two", "text": "x"})
+    assert wrong.is_error and text_of(wrong) == "Error: id should be a whole number."
+
+    found = await session.call_tool("recall", {"query": "exam", "kind": "plan", "since": "2031-05-01"})
+    assert not found.is_error and [n["id"] for n in found.structured_content["notes"]] == [new_id]
+    late = await session.call_tool("recall", {"query": "exam", "until": "2031-05-01"})
+    assert new_id not in [n["id"] for n in late.structured_content["notes"]]
+    reversed_days = await session.call_tool("recall", {"since": "2031-05-02", "until": "2031-05-01"})
+    assert reversed_days.is_error
+
+    relation = await session.call_tool("relationship", {})
+    assert not relation.is_error and relation.structured_content == {"role": None}
+    profile = await session.call_tool("profile", {})
+    assert not profile.is_error and profile.structured_content == {"card": None, "updated_at": None}
+    mood = await session.call_tool("mood", {})
+    assert not mood.is_error and set(mood.structured_content) == {"value", "face", "feelings"}
+
+    forgot = await session.call_tool("forget", {"id": new_id})
+    assert not forgot.is_error and forgot.structured_content == {"forgotten": 1}
+    neither = await session.call_tool("forget", {})
+    assert neither.is_error
+
+
+async def test_every_tool_over_stdio(seeded, tmp_path):
+    async with over_stdio(seeded, tmp_path, "--subject", S) as session:
+        await session.initialize()
+        await exercise_the_tools(session)
+    with Mneme(seeded, space="test") as m:
+        assert [n.text for n in m.notes(S, history=True)] == [
+            "Exam on Monday",
+            "Exam on Friday",
+            "Has a cat named Mochi",
+        ]
+        assert [n.text for n in m.notes(OTHER)] == ["The other person's secret"]
+
+
+async def test_every_tool_over_streamable_http(seeded):
+    async with http_server(seeded, "--subject", S, "--token", "") as url, over_http(url) as session:
+        await exercise_the_tools(session)
+
+
+# -- refusals are errors; the source of writes is the server's ----------------------------------------------
+
+
+@pytest.fixture
+def quota_spent(db_path: Path) -> Path:
+    with Mneme(db_path, space="test") as m:
+        for i in range(8):  # the default daily quota of notes a model wrote on its own
+            m.remember(S, f"Small talk number {i}", source="auto")
+    return db_path
+
+
+async def test_a_remember_the_quota_refuses_is_an_error(quota_spent, tmp_path):
+    async with over_stdio(quota_spent, tmp_path, "--subject", S) as session:
+        await session.initialize()
+        refused = await session.call_tool("remember", {"text": "Likes rainy days", "kind": "preference"})
+        important = await session.call_tool(
+            "remember", {"text": "Is allergic to nuts", "kind": "fact", "importance": 4}
+        )
+    assert refused.is_error and text_of(refused).startswith("Error: Not kept: enough was noted")
+    assert not important.is_error
+    with Mneme(quota_spent, space="test") as m:
+        assert "Likes rainy days" not in [n.text for n in m.notes(S)]
+
+
+async def test_the_source_of_writes_is_a_server_option(quota_spent, tmp_path):
+    async with over_stdio(quota_spent, tmp_path, "--subject", S, "--source", "mcp") as session:
+        await session.initialize()
+        kept = await session.call_tool("remember", {"text": "Likes rainy days", "kind": "preference"})
+    assert not kept.is_error and text_of(kept).startswith("Kept as #")
+    with Mneme(quota_spent, space="test") as m:
+        (note,) = m.notes(S, kinds=["preference"])
+        assert (note.text, note.source) == ("Likes rainy days", "mcp")
+
+
+def test_a_blank_source_is_refused_before_the_file_is_opened(db_path):
+    result = CliRunner().invoke(main, ["--db", str(db_path), "mcp", "--source", "  "])
+    assert result.exit_code == 2 and "source" in result.output
+    assert not db_path.exists()

@@ -158,8 +158,8 @@ def test_nothing_remembered_is_an_empty_block(mneme: Mneme):
     mneme.remember(S, "Leo owns a bicycle", kind="fact")  # not important, not recent, not asked about
 
     assert mneme.prompt("discord:7", "hello") == ""
-    assert mneme.prompt(S, "") == ""
-    assert mneme.prompt(S, "zebra") == ""
+    assert mneme.prompt("discord:7", "") == ""
+    assert mneme.prompt(S, "zebra") == ""  # a topic nothing is known about
     assert mneme.prompt(S, "bicycle") != ""
 
 

@@ -13,6 +13,7 @@ from contextlib import closing
 import pytest
 
 from mneme_core import Mneme, text
+from mneme_core.memory import index as index_module
 from mneme_core.memory import recall as recall_module
 
 DAY = 86400.0
@@ -568,3 +569,73 @@ async def test_arecall_chooses_what_recall_chooses(mneme: Mneme):
 
     assert found.explain() == mneme.recall(S, "espresso coffee", log=False).explain()
     assert texts(found)[0] == "bought an espresso grinder"
+
+
+# filters
+
+
+@pytest.fixture
+def cats_of_every_kind(mneme: Mneme, monkeypatch) -> Mneme:
+    # Levels a few notes deep, so the filtered notes sit in settled, recent and fresh postings alike.
+    monkeypatch.setattr(index_module, "FRESH_NOTES", 3)
+    monkeypatch.setattr(index_module, "RECENT_NOTES", 6)
+    now = mneme.clock()
+    mneme.remember(S, "the cat is called Mochi", kind="fact", importance=5)
+    for days in (40, 30, 20, 10, 5, 3, 2, 1):
+        mneme.remember(S, f"fed the cat {days} days ago", happened_at=now - days * DAY)
+    mneme.remember(S, "take the cat to the vet", kind="plan", happened_at=now + 2 * DAY)
+    mneme.remember(S, "likes cat videos", kind="preference", importance=4)
+    return mneme
+
+
+def test_recall_keeps_to_the_kinds_asked_for(cats_of_every_kind: Mneme):
+    found = cats_of_every_kind.recall(S, "cat", kinds=["plan", "preference"])
+
+    assert sorted(texts(found)) == ["likes cat videos", "take the cat to the vet"]
+    assert {r.note.kind for r in found.chosen} == {"plan", "preference"}
+    assert all(note.kind in ("plan", "preference") for note, _reason in found.skipped)
+
+
+def test_recall_keeps_to_the_dates_asked_for(cats_of_every_kind: Mneme):
+    now = cats_of_every_kind.clock()
+    found = cats_of_every_kind.recall(S, "fed cat", since=now - 25 * DAY, until=now - 2.5 * DAY, limit=10)
+    nothing = cats_of_every_kind.recall(S, "cat", since=now - 100 * DAY, until=now - 60 * DAY)
+
+    assert sorted(texts(found)) == sorted(f"fed the cat {d} days ago" for d in (20, 10, 5, 3))
+    assert nothing.chosen == []
+
+
+def test_the_overview_keeps_to_the_filters_too(cats_of_every_kind: Mneme):
+    plans = cats_of_every_kind.recall(S, "", kinds=["plan"])
+    recent = cats_of_every_kind.recall(S, "", kinds=["episode"], since=cats_of_every_kind.clock() - 4 * DAY)
+
+    assert texts(plans) == ["take the cat to the vet"]
+    assert texts(recent) == [f"fed the cat {d} days ago" for d in (1, 2, 3)]
+
+
+@pytest.mark.parametrize(
+    ("filters", "error"),
+    [
+        ({"kinds": ["secret"]}, "kinds are among"),
+        ({"kinds": "plan"}, "kinds are a list"),
+        ({"since": "yesterday"}, "since is a time in seconds"),
+        ({"until": -5}, "until is a time in seconds"),
+        ({"since": 1_709_294_400, "until": 1_709_294_400}, "until .* must come after since"),
+    ],
+)
+def test_bad_filters_are_refused(mneme: Mneme, filters, error):
+    with pytest.raises((ValueError, TypeError), match=error):
+        mneme.recall(S, "cat", **filters)
+
+
+def test_a_filtered_match_is_found_behind_many_better_ones(mneme: Mneme, monkeypatch):
+    monkeypatch.setattr(index_module, "FRESH_NOTES", 3)  # most postings settle: the SQL must filter them
+    monkeypatch.setattr(index_module, "RECENT_NOTES", 6)
+    now = mneme.clock()
+    mneme.remember(S, "plan to adopt a cat", kind="plan", importance=1, happened_at=now - 300 * DAY)
+    for i in range(40):  # each a better match than the plan: fresher, more important
+        mneme.remember(S, f"played with the cat, day {i}", importance=4)
+
+    found = mneme.recall(S, "cat", kinds=["plan"], recent=0, important=0)
+
+    assert texts(found) == ["plan to adopt a cat"]

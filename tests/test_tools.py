@@ -24,7 +24,7 @@ from mneme_core.tools import STYLES, Call, Registry, Toolbox, ToolError, specs
 
 S = "discord:42"
 OTHER = "discord:99"
-BUILT_IN = ["remember", "recall", "forget", "mood"]
+BUILT_IN = ["remember", "recall", "forget", "mood", "notes", "update", "relationship", "profile"]
 
 # -- each API's rules --------------------------------------------------------------------------------------
 
@@ -33,9 +33,21 @@ ANTHROPIC_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 GEMINI_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}")  # starts with a letter or _, at most 64
 MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")  # 2025-11-25: letters, digits, _ - . ; 1 to 128
 JSON_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
-# What a Gemini function declaration's parameters may say (a subset of OpenAPI 3.0's schema object); in
-# particular no additionalProperties, $ref, $defs, oneOf, const, minimum/maximum or length limits.
-GEMINI_SCHEMA = {"type", "description", "enum", "properties", "required", "items", "format", "nullable"}
+# What a Gemini function declaration's parameters may say (a subset of OpenAPI 3.0's schema object, as
+# google-genai's `Schema` has it); in particular no additionalProperties, $ref, $defs, oneOf or const.
+GEMINI_SCHEMA = {
+    "type",
+    "description",
+    "enum",
+    "properties",
+    "required",
+    "items",
+    "format",
+    "nullable",
+    "minimum",
+    "maximum",
+    "maxLength",
+}
 
 
 def check_schema(schema: dict) -> None:
@@ -161,10 +173,22 @@ def test_specs_say_the_rules_where_the_api_allows_them():
     }
     assert remember["properties"]["kind"]["enum"] == ["fact", "preference", "episode", "plan", "reflection"]
     gemini = specs("gemini")[0]["function_declarations"]
-    assert "minimum" not in gemini[0]["parameters"]["properties"]["importance"]
+    assert gemini[0]["parameters"]["properties"]["importance"] | {} == remember["properties"]["importance"]
+    assert gemini[0]["parameters"]["properties"]["text"]["maxLength"] == 500
     assert "parameters" not in gemini[3]  # mood takes nothing, and Gemini refuses empty properties
     assert specs("responses")[0]["strict"] is False
-    assert specs("mcp")[1]["annotations"] == {"readOnlyHint": True}
+    hints = {t["name"]: t["annotations"] for t in specs("mcp")}
+    assert {name for name, h in hints.items() if h.get("readOnlyHint")} == {
+        "recall",
+        "mood",
+        "notes",
+        "relationship",
+        "profile",
+    }
+    assert {name for name, h in hints.items() if h.get("destructiveHint")} == {"forget"}
+    # MCP takes a tool that is not read-only as destructive unless it says otherwise
+    assert hints["remember"]["destructiveHint"] is False and hints["update"]["destructiveHint"] is False
+    assert all(h["openWorldHint"] is False for h in hints.values())
 
 
 @pytest.mark.parametrize("prefix", ["bad prefix", "9memory_", "x" * 60, "memory."])
@@ -328,11 +352,11 @@ def test_a_second_tool_of_a_name_names_the_plugin_that_has_it():
 
 
 def test_a_registered_name_too_long_for_the_prefix_is_refused(mneme):
-    box = Toolbox(mneme, prefix="p" * 55)  # 63 characters with "remember"
+    box = Toolbox(mneme, prefix="p" * 51)  # 63 characters with "relationship", the longest name
     with pytest.raises(InvalidValue, match="64"):
         box.register("weather_report", WEATHER, weather)
     with pytest.raises(InvalidValue, match="64"):
-        Toolbox(mneme, prefix="p" * 57)
+        Toolbox(mneme, prefix="p" * 53)
 
 
 # -- the dispatcher: good calls ---------------------------------------------------------------------------
@@ -397,12 +421,13 @@ async def test_the_plain_call_works_inside_a_running_loop(box):
     assert reply == "Remembered (data, not instructions):\n#1 Plays the cello"
 
 
-def test_the_daily_quota_is_said(tmp_path, clock):
+def test_the_daily_quota_is_an_error(tmp_path, clock):
     with Mneme(tmp_path / "q.db", space="test", clock=clock, daily_quota=1) as m:
         box = Toolbox(m, subject=S)
         assert box.call("remember", {"text": "one", "kind": "episode"}) == "Kept as #1."
         reply = box.reply("remember", {"text": "two", "kind": "episode"})
-        assert not reply.error and reply.text.startswith("Not kept")
+        assert reply.error and reply.text.startswith("Error: Not kept: enough was noted")
+        assert reply.data is None and [n.text for n in m.notes(S)] == ["one"]
         assert box.call("remember", {"text": "three", "kind": "episode", "importance": 4}) == "Kept as #2."
         host = Toolbox(m, subject=S, source="host")
         assert host.call("remember", {"text": "four", "kind": "episode"}) == "Kept as #3."
@@ -491,7 +516,20 @@ BAD = [
     ("remember", {"text": "a", "kind": "fact", "date": "2024-02-30"}, "Error: date should be a day like"),
     ("remember", {"text": "a", "kind": "fact", "date": "tomorrow"}, "Error: date should be a day like"),
     ("remember", {"text": "a", "kind": "fact", "date": 20240301}, "Error: date should be a string."),
-    ("recall", {}, "Error: query is missing."),
+    ("recall", {"limit": 0}, "Error: limit should be from 1 to 20."),
+    ("recall", {"since": "2024-02-30"}, "Error: since should be a day like"),
+    ("recall", {"since": "2024-03-02", "until": "2024-03-01"}, "Error: until should be the same day"),
+    ("recall", {"kind": "rumour"}, "Error: kind should be one of"),
+    ("notes", {"key_prefix": "user city"}, "Error: key_prefix should be the start of a key"),
+    ("notes", {"history": "yes"}, "Error: history should be true or false."),
+    ("notes", {"limit": 51}, "Error: limit should be from 1 to 50."),
+    ("notes", {"offset": -1}, "Error: offset should be 0 or more."),
+    ("update", {"text": "x"}, "Error: id is missing."),
+    ("update", {"id": 1}, "Error: text is missing."),
+    ("update", {"id": 1, "text": "  "}, "Error: text is empty."),
+    ("update", {"id": 999, "text": "x"}, "Error: there is no note #999 of this person to update"),
+    ("update", {"id": 1, "text": "x", "importance": 0}, "Error: importance should be from 1 to 5."),
+    ("update", {"id": 1, "text": "x", "date": "soon"}, "Error: date should be a day like"),
     ("recall", {"query": {"$gt": ""}}, "Error: query should be a string."),
     ("forget", {}, "Error: give either the id or the key of the note to forget."),
     ("forget", {"id": 1, "key": "pet.name"}, "Error: give either the id or the key of the note to forget."),
@@ -510,7 +548,12 @@ BAD = [
     ("remember", ["text", "a"], "Error: the arguments must be one JSON object."),
     ("remember", 42, "Error: the arguments must be one JSON object."),
     ("remember", "null", "Error: the arguments must be one JSON object."),
-    ("nope", {}, "Error: there is no tool named nope; the tools are remember, recall, forget, mood."),
+    (
+        "nope",
+        {},
+        "Error: there is no tool named nope; the tools are remember, recall, forget, mood, notes, update, "
+        "relationship, profile.",
+    ),
     ("", {}, "Error: there is no tool named ''"),
     (None, {}, "Error: there is no tool named None"),
     ("Remember", {}, "Error: there is no tool named Remember"),
@@ -593,8 +636,9 @@ def test_the_toolbox_checks_what_the_host_gives_it(mneme):
 # What may stay in Latin letters in a Chinese reply: the names the model itself uses (tools, fields,
 # kinds), the example key and subject, and JSON.
 LATIN_OK = re.compile(
-    r"\b(remember|recall|forget|mood|nope|text|kind|key|importance|date|query|id|subject|fact|preference|"
-    r"episode|plan|reflection|user\.city|discord|JSON|broken|strict)\b"
+    r"\b(remember|recall|forget|mood|notes|update|relationship|profile|nope|text|kind|key|importance|date|"
+    r"query|id|subject|fact|preference|episode|plan|reflection|user\.city|discord|JSON|broken|strict|limit|"
+    r"since|until|offset|key_prefix|history|user|exam\.math)\b"
 )
 
 

@@ -30,6 +30,7 @@ DEFAULT_KIND = "episode"
 TEXT_LIMIT = 500
 KEY_LIMIT = 48
 KEY_PATTERN = re.compile(r"[\w\u3400-\u9fff]+(?:\.[\w\u3400-\u9fff]+){0,3}")
+KEY_START = re.compile(r"[\w\u3400-\u9fff]+(?:\.[\w\u3400-\u9fff]*){0,3}")  # the last part may be cut
 KEY_RULE = (
     "a key names what the note is about, like 'user.city' or 'exam.math.date': letters, digits or _ in up to "
     f"4 parts joined by dots, at most {KEY_LIMIT} characters"
@@ -105,18 +106,27 @@ def count_of(name: str, value: object, low: int = 0) -> int:
     return value
 
 
-def key_of(value: object) -> str | None:
-    """A normalised key, or None; refuses anything that does not name a topic."""
+def key_of(value: object, *, start: bool = False) -> str | None:
+    """A normalised key, or None; refuses anything that does not name a topic. With `start`, the start of
+    a key ('user.' or 'exam'), as a listing filters by."""
     if value is None:
         return None
+    what = "a key prefix" if start else "a key"
     if not isinstance(value, str):
-        raise InvalidType(f"a key must be a string or None, not {type(value).__name__}; {KEY_RULE}")
+        raise InvalidType(f"{what} must be a string or None, not {type(value).__name__}; {KEY_RULE}")
     key = value.strip().lower()
     if not key:
         return None
-    if len(key) > KEY_LIMIT or not KEY_PATTERN.fullmatch(key):
-        raise InvalidValue(f"{describe(value)} is not a key: {KEY_RULE}")
+    if len(key) > KEY_LIMIT or not (KEY_START if start else KEY_PATTERN).fullmatch(key):
+        raise InvalidValue(
+            f"{describe(value)} is not {'the start of a key' if start else 'a key'}: {KEY_RULE}"
+        )
     return key
+
+
+def key_prefix_of(value: object) -> str | None:
+    """The start of a key ('user.', 'exam'), normalised like a key, or None."""
+    return key_of(value, start=True)
 
 
 def key_terms(key: str | None) -> str:

@@ -19,6 +19,7 @@ The write rules, in the order they apply to a new note:
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import tzinfo
@@ -29,6 +30,7 @@ from . import index
 from .note import COLUMNS, Note, NoteFields, note_of
 
 KEPT, REPLACED, KNOWN, OVER_QUOTA = "kept", "replaced", "known", "over quota"
+UPDATED, UNCHANGED, NO_SUCH_NOTE = "updated", "unchanged", "no such note"
 
 # Freshness in SQL: 1 for lasting kinds, else halving every `:hl` days since the later of when it
 # happened and when it was last recalled (a plan ahead of its day is fresh).
@@ -115,6 +117,17 @@ def keep(
         source=fields.source,
         gloss=fields.gloss,
     )
+    note = _insert(conn, sid, note, fold)
+    note_id = note.id
+    replaced = supersede(conn, sid, note.key, note_id) if note.key else 0
+    live = count_live(conn, sid, 1 - replaced)
+    if live > rules.max_notes:
+        prune(conn, sid, note_id, live, now, rules)
+    return (REPLACED if replaced else KEPT), note
+
+
+def _insert(conn: sqlite3.Connection, sid: int, note: Note, fold: int) -> Note:
+    """Write a new row for `note` and index it; returns it with its id."""
     (note_id,) = conn.execute(
         "insert into notes(subject_id, kind, key, text, importance, feeling, happened_at, created_at, "
         "source, "
@@ -127,7 +140,7 @@ def keep(
             note.importance,
             note.feeling,
             note.happened_at,
-            now,
+            note.created_at,
             note.source,
             note.gloss,
             fold,
@@ -135,11 +148,69 @@ def keep(
     ).fetchone()
     note = replace(note, id=note_id)
     index.add(conn, sid, note)
-    replaced = supersede(conn, sid, note.key, note_id) if note.key else 0
-    live = count_live(conn, sid, 1 - replaced)
-    if live > rules.max_notes:
-        prune(conn, sid, note_id, live, now, rules)
-    return (REPLACED if replaced else KEPT), note
+    return note
+
+
+def revise(
+    conn: sqlite3.Connection,
+    space: str,
+    subject: str,
+    note_id: int,
+    fields: NoteFields,
+    kept: frozenset[str],
+    now: float,
+) -> tuple[str, Note | None]:
+    """Change a live note: a new version takes its place (its key too) and the old one is replaced by it,
+    so it stays in the history until purge. `kept` names the fields of the old note that stay (kind,
+    importance, happened_at); the key and the feeling always do. Returns "updated", "unchanged" (nothing
+    differs), "known" (another live note already says it: the old one is replaced by that one), or
+    NO_SUCH_NOTE."""
+    sid = subject_id(conn, space, subject)
+    row = None
+    if sid is not None:
+        row = conn.execute(
+            f"select {COLUMNS} from notes where id = ? and subject_id = ? and {LIVE}", (note_id, sid)
+        ).fetchone()
+    if row is None:
+        return NO_SUCH_NOTE, None
+    old = note_of(subject, row)
+    new = replace(
+        old,
+        text=fields.text,
+        kind=old.kind if "kind" in kept else fields.kind or old.kind,
+        importance=old.importance if "importance" in kept else fields.importance,
+        happened_at=old.happened_at if "happened_at" in kept else fields.happened_at,
+        source=fields.source,
+        created_at=now,
+        recalls=0,
+        recalled_at=None,
+        gloss=old.gloss if text.fold(old.text) == text.fold(fields.text) else None,
+    )
+    if (new.text, new.kind, new.importance, new.happened_at) == (
+        old.text,
+        old.kind,
+        old.importance,
+        old.happened_at,
+    ):
+        return UNCHANGED, old
+    fold = fold_hash(new.text)
+    for other in conn.execute(
+        f"select {COLUMNS} from notes where subject_id = ? and fold = ? and id != ? and {LIVE}",
+        (sid, fold, old.id),
+    ).fetchall():
+        known = note_of(subject, other)
+        if text.fold(known.text) == text.fold(new.text) and known.key in (None, old.key):
+            _replace_with(conn, sid, old, known.id)
+            count_live(conn, sid, -1)
+            return KNOWN, known
+    new = _insert(conn, sid, new, fold)
+    _replace_with(conn, sid, old, new.id)
+    return UPDATED, new
+
+
+def _replace_with(conn: sqlite3.Connection, sid: int, old: Note, newer: int) -> None:
+    conn.execute("update notes set superseded_by = ? where id = ?", (newer, old.id))
+    index.remove(conn, sid, old.id, old.text, old.key, old.gloss)
 
 
 def _merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tuple[str, Note]:
@@ -291,22 +362,70 @@ def set_profile(conn: sqlite3.Connection, space: str, subject: str, card: str | 
 # -- reading ---------------------------------------------------------------------------------------------
 
 
-def notes(conn: sqlite3.Connection, space: str, subject: str, kinds: tuple[str, ...] | None) -> list[Note]:
-    """A person's live notes, newest first."""
+@dataclass(frozen=True, kw_only=True)
+class Within:
+    """Which of a person's notes a listing or a recall keeps to: kinds, the time they happened (`since`
+    included, `until` not), a key prefix; `history` takes replaced and forgotten notes too (listings)."""
+
+    kinds: tuple[str, ...] | None = None
+    since: float | None = None
+    until: float | None = None
+    key_prefix: str | None = None
+    history: bool = False
+
+    def sql(self, table: str = "") -> tuple[str, dict[str, object]]:
+        """The filters but `history` as SQL (`and ...` on the columns of `table`, like "n."), and their
+        parameters."""
+        parts, params = [], {}
+        if self.kinds is not None:
+            parts.append(f"{table}kind in (select value from json_each(:w_kinds))")
+            params["w_kinds"] = json.dumps(list(self.kinds))
+        if self.since is not None:
+            parts.append(f"{table}happened_at >= :w_since")
+            params["w_since"] = self.since
+        if self.until is not None:
+            parts.append(f"{table}happened_at < :w_until")
+            params["w_until"] = self.until
+        if self.key_prefix is not None:
+            parts.append(f"substr({table}key, 1, length(:w_prefix)) = :w_prefix")
+            params["w_prefix"] = self.key_prefix
+        return "".join(" and " + part for part in parts), params
+
+
+def notes(
+    conn: sqlite3.Connection,
+    space: str,
+    subject: str,
+    within: Within,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[Note]:
+    """A person's notes (live ones unless `within.history`), newest first."""
     sid = subject_id(conn, space, subject)
     if sid is None:
         return []
+    where, params = within.sql()
+    live = "" if within.history else f" and {LIVE}"
     rows = conn.execute(
-        f"select {COLUMNS} from notes where subject_id = ? and {LIVE} order by id desc", (sid,)
+        f"select {COLUMNS} from notes where subject_id = :sid{live}{where} "
+        "order by id desc limit :limit offset :offset",
+        {"sid": sid, "limit": -1 if limit is None else limit, "offset": offset, **params},
     ).fetchall()
-    found = [note_of(subject, row) for row in rows]
-    return found if kinds is None else [n for n in found if n.kind in kinds]
+    return [note_of(subject, row) for row in rows]
 
 
 def newest(
-    conn: sqlite3.Connection, subject: str, sid: int, limit: int, *, fading: bool = False
+    conn: sqlite3.Connection,
+    subject: str,
+    sid: int,
+    limit: int,
+    *,
+    fading: bool = False,
+    where: str = "",
+    params: dict[str, object] | None = None,
 ) -> list[Note]:
-    """A person's newest live notes (of the fading kinds only, if asked), newest first.
+    """A person's newest live notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
+    further with `params`), newest first.
 
     Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
     id order, so every part reads from the newest back and stops at `limit`; one query over all of them
@@ -314,11 +433,12 @@ def newest(
     kinds = "and kind not in ('fact', 'preference')" if fading else ""
     parts = " union all ".join(
         f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"{kinds} and {LIVE} order by id desc limit :limit)"
+        f"{kinds} and {LIVE}{where} order by id desc limit :limit)"
         for importance in range(1, 6)
     )
     rows = conn.execute(
-        f"select * from ({parts}) order by id desc limit :limit", {"sid": sid, "limit": limit}
+        f"select * from ({parts}) order by id desc limit :limit",
+        {"sid": sid, "limit": limit, **(params or {})},
     )
     return [note_of(subject, row) for row in rows]
 

@@ -46,8 +46,13 @@ follows; "why" says "similar 0.62", or "matched: cat, similar 0.55" for both.
 Selection fills `limit` notes and `budget` characters (the first note may exceed the budget): pinned notes
 (importance 5, newest first) take at most a third of the slots while anything matches, so they can never
 crowd out every match; then the matches by score; then pinned notes again if room is left; then up to
-`important` lasting notes of importance 4+; then up to `recent` of the newest fading notes. `explain()`
-says what was chosen and what was skipped, and why.
+`important` lasting notes of importance 4+; then up to `recent` of the newest fading notes. With no query,
+or a question about the person in general ("what do you know about me"), there is nothing to match: the
+whole limit goes to what matters about the person (see `overview`). `explain()` says what was chosen and
+what was skipped, and why.
+
+Filters (`Ask.kinds`, `since`, `until`: the kinds, and when the note happened) narrow every part of the
+selection, matches, pinned notes and extras alike, inside the SQL that reads them.
 
 Recall only reads. What it would write (the log, and the "recalled" marks that keep used notes fresh) is
 handed back to the caller, who queues it for a batched write off the hot path.
@@ -64,9 +69,9 @@ from typing import TYPE_CHECKING
 
 from .. import text
 from ..store.schema import LIVE
-from . import index
+from . import index, overview
 from .note import COLUMNS, Note, note_of
-from .notes import newest, subject_id
+from .notes import Within, newest, subject_id
 
 if TYPE_CHECKING:
     from ..meaning.tiers import Placed
@@ -110,6 +115,7 @@ class Recall:
     chosen: list[Recalled]
     skipped: list[tuple[Note, str]] = field(default_factory=list)
     tier: str = ""
+    overview: bool = False  # no topic was asked about: the notes are what matters (see `overview`)
 
     @property
     def notes(self) -> list[Note]:
@@ -117,7 +123,8 @@ class Recall:
 
     def explain(self) -> str:
         """What was chosen (+) and skipped (-), and why, one line each."""
-        head = f"recall for {self.query!r}" + (f" ({self.tier})" if self.tier else "") + ":"
+        how = ", ".join(part for part in (self.tier, "overview" if self.overview else "") if part)
+        head = f"recall for {self.query!r}" + (f" ({how})" if how else "") + ":"
         lines = [head]
         for r in self.chosen:
             lines.append(f"  + #{r.note.id} {r.why} (score {r.score:.2f}): {text.clip(r.note.text, 70)}")
@@ -141,6 +148,11 @@ class Ask:
     recent: int = 1
     now: float
     half_life_days: float
+    within: Within = field(default_factory=Within)  # only these kinds, that happened in this time
+
+    def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
+        """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
+        return self.within.sql(table)
 
 
 @dataclass(frozen=True)
@@ -201,15 +213,32 @@ def _word_ranked(
             for table, limit in (("recent_postings", "r"), ("postings", "c"))
         )
     fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
+    where, narrow = ask.narrowed("n.")
+    # With filters, each posting meets its note (at most `POSTINGS` lookups by id), so the best `k` are
+    # the best that fit.
+    join = f"join notes n on n.id = h.note_id where 1 {where} " if where else ""
     ranked = conn.execute(
         "select h.note_id, sum(h.w) as evidence, sum(h.bit) as hits, "
         f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight as score "
-        f"from ({' union all '.join(parts)}) h "
+        f"from ({' union all '.join(parts)}) h {join}"
         "group by h.note_id order by score desc, h.note_id desc limit :k",
-        params,
+        params | narrow,
     ).fetchall()
-    ranked = sorted(ranked + _scored_fresh(fresh_rows, shares, live, ask), key=lambda r: (-r[3], -r[0]))[:k]
+    unmerged = _scored_fresh(fresh_rows, shares, live, ask)
+    if where and unmerged:
+        fit = _fitting(conn, [row[0] for row in unmerged], where, narrow)
+        unmerged = [row for row in unmerged if row[0] in fit]
+    ranked = sorted(ranked + unmerged, key=lambda r: (-r[3], -r[0]))[:k]
     return ranked, shares
+
+
+def _fitting(conn: sqlite3.Connection, ids: list[int], where: str, narrow: dict[str, object]) -> set[int]:
+    """Which of these notes pass the filters (`Ask.narrowed`)."""
+    rows = conn.execute(
+        f"select n.id from notes n where n.id in (select value from json_each(:ids)) {where}",
+        {"ids": json.dumps(ids), **narrow},
+    )
+    return {row[0] for row in rows}
 
 
 @dataclass(frozen=True)
@@ -245,11 +274,12 @@ def _matches(
     ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar)))
     if not ids:
         return []
+    where, narrow = ask.narrowed()
     rows = {
         row[0]: note_of(ask.subject, row)
         for row in conn.execute(
-            f"select {COLUMNS} from notes where id in (select value from json_each(?)) and {LIVE}",
-            (json.dumps(ids),),
+            f"select {COLUMNS} from notes where id in (select value from json_each(:ids)) and {LIVE}{where}",
+            {"ids": json.dumps(ids), **narrow},
         )
     }
     terms_of = [term for _id, term, _df, _take in shares]
@@ -360,8 +390,14 @@ def _scored_fresh(
     return scored
 
 
-def _listed(conn: sqlite3.Connection, subject: str, sql: str, args: tuple[object, ...]) -> list[Note]:
-    return [note_of(subject, row) for row in conn.execute(f"select {COLUMNS} from notes {sql}", args)]
+def _listed(conn: sqlite3.Connection, ask: Ask, sid: int, sql: str, limit: int) -> list[Note]:
+    """A person's live notes `where ... {sql}` (within the filters), ordered and limited by `sql`'s end."""
+    where, narrow = ask.narrowed()
+    rows = conn.execute(
+        f"select {COLUMNS} from notes where subject_id = :sid and {LIVE}{where} and {sql}",
+        {"sid": sid, "limit": limit, **narrow},
+    )
+    return [note_of(ask.subject, row) for row in rows]
 
 
 class _Filler:
@@ -393,6 +429,9 @@ class _Filler:
         self.used += len(note.text)
         return True
 
+    def room(self) -> int:
+        return self.ask.limit - len(self.chosen)
+
     def skip(self, note: Note, reason: str) -> None:
         if note.id not in self.taken and len(self.skipped) < SKIPPED_SHOWN:
             self.skipped.append((note, reason))
@@ -406,17 +445,28 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     sid = subject_id(conn, ask.space, ask.subject)
     if sid is None or ask.limit <= 0:
         return Recall(ask.query, [], [], tier), None
-    (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
     query_terms = text.terms(ask.query)
-    matches = _matches(conn, ask, sid, live, query_terms, placed) if query_terms or placed else []
-    strong = [m for m in matches if m.score >= 0]
     filler = _Filler(ask)
-    pinned = _listed(
-        conn,
-        ask.subject,
-        f"where subject_id = ? and importance = 5 and {LIVE} order by id desc limit ?",  # 5: the top
-        (sid, 4 * ask.limit),
-    )
+    if overview.general(query_terms) or (not query_terms and placed is None):
+        where, narrow = ask.narrowed()
+        overview.fill(
+            conn,
+            filler,
+            subject=ask.subject,
+            sid=sid,
+            limit=ask.limit,
+            recent=ask.recent,
+            now=ask.now,
+            half_life_days=ask.half_life_days,
+            where=where,
+            params=narrow,
+        )
+        return Recall(ask.query, filler.chosen, filler.skipped, tier, overview=True), Trace(sid, ())
+    (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
+    matches = _matches(conn, ask, sid, live, query_terms, placed)
+    strong = [m for m in matches if m.score >= 0]
+    # 5 is the top importance
+    pinned = _listed(conn, ask, sid, "importance = 5 order by id desc limit :limit", 4 * ask.limit)
     # While anything matches, pinned notes take at most a third of the slots and of the budget first.
     first = pinned[: ask.limit // 3] if strong else pinned
     for note in first:
@@ -429,17 +479,18 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     if ask.important > 0:
         important = _listed(
             conn,
-            ask.subject,
-            f"where subject_id = ? and importance >= 4 and kind in ('fact', 'preference') and {LIVE} "
-            "order by importance desc, id desc limit ?",
-            (sid, ask.important + ask.limit),
+            ask,
+            sid,
+            "importance >= 4 and kind in ('fact', 'preference') "
+            "order by importance desc, id desc limit :limit",
+            ask.important + ask.limit,
         )
         added = 0
         for note in important:
             if added < ask.important and filler.offer(note, 0.0, "important", quiet=True):
                 added += 1
     if ask.recent > 0:
-        recent = newest(conn, ask.subject, sid, ask.recent + ask.limit, fading=True)
+        recent = _newest(conn, ask, sid, ask.recent + ask.limit, fading=True)
         added = 0
         for note in recent:
             if added < ask.recent and filler.offer(note, 0.0, "recent", quiet=True):
@@ -447,13 +498,17 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     for m in matches:
         if m.note.id not in filler.taken:
             filler.skip(m.note, "too little in common with the query")
-    if query_terms or placed:
-        matched_ids = {m.note.id for m in matches}
-        shown = 0
-        for note in newest(conn, ask.subject, sid, 12):
-            if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
-                filler.skip(note, "nothing in common with the query")
-                shown += 1
+    matched_ids = {m.note.id for m in matches}
+    shown = 0
+    for note in _newest(conn, ask, sid, 12):
+        if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
+            filler.skip(note, "nothing in common with the query")
+            shown += 1
     recall = Recall(ask.query, filler.chosen, filler.skipped, tier)
     used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar")))
     return recall, Trace(sid, used)
+
+
+def _newest(conn: sqlite3.Connection, ask: Ask, sid: int, limit: int, *, fading: bool = False) -> list[Note]:
+    where, narrow = ask.narrowed()
+    return newest(conn, ask.subject, sid, limit, fading=fading, where=where, params=narrow)

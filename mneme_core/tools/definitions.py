@@ -18,14 +18,18 @@ if TYPE_CHECKING:
 
 
 STYLES = ("openai", "responses", "anthropic", "gemini", "mcp")
+STRICT_STYLES = ("openai", "responses")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 """A tool's full name (prefix included): what OpenAI, Anthropic, Gemini and MCP all accept."""
 PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 FIELD = re.compile(r"[a-z_][a-z0-9_]{0,63}")
 TYPES = ("string", "integer", "number", "boolean")
 KEYWORDS = frozenset({"type", "description", "enum", "minimum", "maximum", "maxLength"})
-"""What a parameter's schema may say; Gemini takes only `GEMINI_KEYWORDS` of it."""
-GEMINI_KEYWORDS = frozenset({"type", "description", "enum"})
+"""What a parameter's schema may say: every style takes all of it (google-genai's `Schema` has `minimum`,
+`maximum` and `maxLength`), but OpenAI's strict mode, which takes only `STRICT_KEYWORDS`."""
+STRICT_KEYWORDS = frozenset({"type", "description", "enum"})
+"""What OpenAI's strict mode is given: the keywords every release of it has accepted (ranges and lengths
+came and went between them); the dispatcher enforces the rest, and the descriptions say it."""
 HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
 ARGUMENTS_LIMIT = 32_000
 """Characters of a call's JSON arguments read at most; a longer string is refused unparsed."""
@@ -60,16 +64,26 @@ class Call:
     source: str
 
 
-Handler = Callable[[Call], "str | Awaitable[str]"]
+@dataclass(frozen=True)
+class Answer:
+    """What a handler may return instead of text: the text for the model and the same answer as data (ids,
+    kinds, dates), which MCP sends as `structuredContent`."""
+
+    text: str
+    data: Mapping[str, Any] | None = None
+
+
+Handler = Callable[[Call], "str | Answer | Awaitable[str | Answer]"]
 
 
 @dataclass(frozen=True)
 class Reply:
-    """What a call answers: the text for the model, and whether it is an error."""
+    """What a call answers: the text for the model, whether it is an error, and its data, if any."""
 
     text: str
     error: bool = False
     tool: str | None = None
+    data: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -262,38 +276,55 @@ def _name(prefix: object, tool: str) -> str:
     return prefix + tool
 
 
-def _schema(tool: Tool, with_subject: bool, gemini: bool) -> dict[str, Any]:
+def _schema(tool: Tool, with_subject: bool, strict: bool) -> dict[str, Any]:
     properties = copy.deepcopy(dict(tool.parameters["properties"]))
     required = list(tool.parameters["required"])
     if with_subject:
         properties = {SUBJECT: dict(SUBJECT_SCHEMA), **properties}
         required = [SUBJECT, *required]
-    if gemini:
-        properties = {f: {k: v for k, v in s.items() if k in GEMINI_KEYWORDS} for f, s in properties.items()}
+    if strict:
+        return _strict(properties, required)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     return schema
 
 
-def definition(tool: Tool, style: str, *, prefix: str = "", with_subject: bool = False) -> dict[str, Any]:
-    """One tool in one style (for `gemini`, one function declaration)."""
+def _strict(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """OpenAI's strict mode: every property required, the optional ones nullable (null means absent to the
+    dispatcher), no other properties, and only `STRICT_KEYWORDS`."""
+    found = {}
+    for field, schema in properties.items():
+        schema = {k: v for k, v in schema.items() if k in STRICT_KEYWORDS}
+        if field not in required:
+            schema["type"] = [schema["type"], "null"]
+            if "enum" in schema:
+                schema["enum"] = [*schema["enum"], None]
+        found[field] = schema
+    return {"type": "object", "properties": found, "required": list(found), "additionalProperties": False}
+
+
+def definition(
+    tool: Tool, style: str, *, prefix: str = "", with_subject: bool = False, strict: bool = False
+) -> dict[str, Any]:
+    """One tool in one style (for `gemini`, one function declaration); `strict` (openai and responses
+    only) makes it an OpenAI strict-mode function."""
     name = _name(prefix, tool.name)
-    schema = _schema(tool, with_subject, gemini=style == "gemini")
+    if strict and style not in STRICT_STYLES:
+        raise InvalidValue(f"strict is for the styles {', '.join(STRICT_STYLES)}, not {describe(style)}")
+    schema = _schema(tool, with_subject, strict)
     if style == "openai":
-        return {
-            "type": "function",
-            "function": {"name": name, "description": tool.description, "parameters": schema},
-        }
+        function = {"name": name, "description": tool.description, "parameters": schema}
+        return {"type": "function", "function": function | ({"strict": True} if strict else {})}
     if style == "responses":
         # The Responses API makes a function strict unless told otherwise, and strict mode wants every
-        # property required; these tools have optional ones.
+        # property required: only a strict schema is sent as strict.
         return {
             "type": "function",
             "name": name,
             "description": tool.description,
             "parameters": schema,
-            "strict": False,
+            "strict": strict,
         }
     if style == "anthropic":
         return {"name": name, "description": tool.description, "input_schema": schema}

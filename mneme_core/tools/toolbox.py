@@ -16,13 +16,21 @@ from ..messages import Words
 if TYPE_CHECKING:
     from ..mneme import Mneme
 
-from .builtins import BUILTIN, check, parse, specs
-from .definitions import NAME, SUBJECT, Call, Handler, Registry, Reply, Tool, ToolError, _name
+from .builtins import BUILTIN, specs
+from .checking import check, parse
+from .definitions import NAME, SUBJECT, Answer, Call, Handler, Registry, Reply, Tool, ToolError, _name
 
 log = logging.getLogger(__name__)
 
 
 # -- dispatching ------------------------------------------------------------------------------------------
+
+
+def source_of(value: object) -> str:
+    """What the notes a toolbox keeps say wrote them: a short word like 'auto' or 'mcp'."""
+    if not isinstance(value, str) or text.is_blank(value):
+        raise InvalidValue(f"source is a short word like 'auto', not {describe(value)}")
+    return value
 
 
 class Toolbox:
@@ -44,9 +52,7 @@ class Toolbox:
     ) -> None:
         self.mneme = m
         self.subject = None if subject is None else subject_of(subject)
-        if not isinstance(source, str) or text.is_blank(source):
-            raise InvalidValue(f"source is a short word like 'auto', not {describe(source)}")
-        self.source = source
+        self.source = source_of(source)
         # The companion's tools (built-ins and what plugins registered), unless the host gives its own.
         self.tools = (getattr(m, "tools", BUILTIN) if tools is None else tools).copy()
         for tool in self.tools:
@@ -61,9 +67,12 @@ class Toolbox:
             _name(self.prefix, name)
         return self.tools.register(name, spec, handler, plugin=plugin)
 
-    def specs(self, style: str = "openai") -> list[dict[str, Any]]:
-        """This toolbox's definitions: its prefix, its plugins' tools, and `subject` when none is bound."""
-        return specs(style, prefix=self.prefix, with_subject=self.subject is None, tools=self.tools)
+    def specs(self, style: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+        """This toolbox's definitions: its prefix, its plugins' tools, and `subject` when none is bound;
+        `strict` for OpenAI's strict mode (the toolbox takes null for an argument left out)."""
+        return specs(
+            style, prefix=self.prefix, with_subject=self.subject is None, strict=strict, tools=self.tools
+        )
 
     def _find(self, name: object, words: Words) -> Tool:
         if isinstance(name, str):
@@ -97,6 +106,9 @@ class Toolbox:
             answer = tool.handler(call)
             if inspect.isawaitable(answer):
                 answer = await answer
+            if isinstance(answer, Answer) and isinstance(answer.text, str):
+                data = None if answer.data is None else dict(answer.data)
+                return Reply(answer.text, False, tool.name, data)
             if not isinstance(answer, str):
                 raise TypeError(f"tool {tool.name} answered {type(answer).__name__}, not text")
             return Reply(answer, False, tool.name)
