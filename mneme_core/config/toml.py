@@ -142,7 +142,10 @@ def inline(value: Any, *, top: bool = False) -> str:
         return f"{{ {inner} }}" if inner else "{}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(inline(v) for v in value) + "]"
-    written = tomli_w.dumps({"v": value}, multiline_strings=top)
+    # tomli-w writes a carriage return raw in a multi-line string, where TOML readers may turn "\r\n"
+    # into "\n"; such a text is written on one line, with the return escaped.
+    multiline = top and not (isinstance(value, str) and "\r" in value)
+    written = tomli_w.dumps({"v": value}, multiline_strings=multiline)
     return written[len("v = ") : -1]
 
 
