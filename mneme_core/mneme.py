@@ -25,6 +25,7 @@ from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
+from .from_mneme_llm import STORED, switches
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
@@ -55,7 +56,9 @@ class Mneme(CompanionVerbs):
     """Memory for one companion (a space) in one SQLite file.
 
     `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
-    built-in default; given ones win for this process only.
+    built-in default; given ones win for this process only. mneme-llm's switches (`luna`, `micro`,
+    `embed=True/False`, `meaning_micro`, `memory_language=None`) mean what mneme-llm documents
+    (`from_mneme_llm.switches`).
     """
 
     def __init__(
@@ -72,12 +75,15 @@ class Mneme(CompanionVerbs):
         half_life_days: float | None = None,
         daily_quota: int | None = None,
         max_notes: int | None = None,
-        memory_language: str | None = None,
+        memory_language: Any = STORED,
         mood: MoodSettings | None = None,
         roles: tuple[Role, ...] | None = None,
         durability: str | None = None,
         embed: Any = None,
         plugins: Manager | Iterable[object] | None = None,
+        luna: Any = False,
+        micro: Any = False,
+        meaning_micro: bool = True,
     ) -> None:
         if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
             raise InvalidValue(f"a space is a one-line name like 'dafeiyu', not {describe(space)}")
@@ -87,6 +93,10 @@ class Mneme(CompanionVerbs):
             raise InvalidType(
                 f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
             )
+        # mneme-llm's switches, with its documented meanings (`from_mneme_llm.switches`).
+        chosen = switches(
+            luna=luna, micro=micro, embed=embed, meaning_micro=meaning_micro, memory_language=memory_language
+        )
         given = arguments(
             {
                 "companion_name": companion_name,
@@ -95,7 +105,7 @@ class Mneme(CompanionVerbs):
                 "half_life_days": half_life_days,
                 "daily_quota": daily_quota,
                 "max_notes": max_notes,
-                "memory_language": memory_language,
+                "memory_language": chosen.memory_language,
                 "durability": durability,
             }
         )  # checked before the file is touched; they win for this process and are never stored
@@ -108,7 +118,7 @@ class Mneme(CompanionVerbs):
         self.plugins = plugins if isinstance(plugins, Manager) else make_manager(plugins=plugins or ())
         # `embed=` wins over `memory.embed` for this process and is never stored; a name nothing
         # registered is refused here, before the file is opened.
-        wanted = None if embed is None else choose_embedder(embed, self.plugins.embedders)
+        wanted = None if chosen.embed is None else choose_embedder(chosen.embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
@@ -137,7 +147,9 @@ class Mneme(CompanionVerbs):
         self.tools = _tools_with(self.plugins.tools)
         self.memory_language = self.settings.memory_language
         self.prompts = current.prompts()
-        self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
+        self.decision_tiers = chosen.decision_tiers
+        judge = Prompt(complete, system=self.prompts["judge"])
+        self.decider = Chain(*self.decision_tiers, judge, name="decisions", clock=clock)
         self.observer = Observer(self)
         self.recall_log = RecallLog(self.store)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
@@ -148,6 +160,7 @@ class Mneme(CompanionVerbs):
             self.meaning.start()
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
+        self.left_out_tiers = chosen.left_out
         self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
 
     # -- lifecycle -------------------------------------------------------------------------------------

@@ -75,7 +75,8 @@ class Observer:
     def _chain(self, complete: Complete | None) -> Chain:
         if complete is None:
             return self.m.decider
-        return Chain(Prompt(complete, system=self.m.prompts["judge"]), name="this call", clock=self.m.clock)
+        prompt = Prompt(complete, system=self.m.prompts["judge"])
+        return Chain(*self.m.decision_tiers, prompt, name="this call", clock=self.m.clock)
 
     async def _judge(self, chain: Chain, framed: str, questions: list[Any]) -> tuple[dict[str, Any], str]:
         """The chain's answers, and what failed while it answered ("" when nothing did)."""

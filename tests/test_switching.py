@@ -1,0 +1,142 @@
+"""Switching from mneme-llm 0.1.0: the calls a switching user writes first work as mneme-llm documents them.
+
+mneme-llm's README keeps everything local with `Mneme(..., luna=False, micro=False, meaning_micro=False,
+embed=False, memory_language=None)`; its switches are accepted with their documented meanings, and one that
+asks for a tier Mneme does not have is refused in one line that says so, before the file is created.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mneme_centroids
+import mneme_openai
+import mneme_unify
+import pytest
+
+from mneme_core import Mneme
+from mneme_core.decide import Answer
+from mneme_core.errors import InvalidType, InvalidValue
+from mneme_core.meaning import Embeddings
+from mneme_core.plugins import make_manager
+from mneme_core.prompts import PROMPTS
+
+LEO = "discord:42"
+LOCAL = dict(luna=False, micro=False, meaning_micro=False, embed=False, memory_language=None)
+
+
+def model(system: str, user: str) -> str:
+    """The host's model: judges every exchange a little better, writes no notes, glosses nothing."""
+    if system == PROMPTS["judge"]:
+        return json.dumps({"mood_change": {"level": "1", "confidence": 0.9}})
+    return "[]"
+
+
+def vectors(texts: list[str]) -> list[list[float]]:
+    return [[1.0, float(len(t) % 3) + 0.1] for t in texts]
+
+
+def every_tier() -> Any:
+    """A plugin manager with the word centroids and unify tiers, and the OpenAI embedder family."""
+    return make_manager(
+        load_entry_points=False, environ={}, plugins=[mneme_centroids, mneme_unify, mneme_openai]
+    )
+
+
+def test_the_keep_everything_local_call_opens_a_companion_with_words_only(db_path, clock):
+    config = {"memory": {"embed": "openai:text-embedding-3-small@256"}}
+    with Mneme(
+        db_path, "dafeiyu", config=config, complete=model, plugins=every_tier(), clock=clock, **LOCAL
+    ) as m:
+        m.remember(LEO, "Leo has a cat named Mochi", kind="fact")
+
+        assert m.meaning is None  # embed=False wins over memory.embed for this process
+        assert m.memory_language == ""  # None turns unify off, as in mneme-llm
+        assert m.tiers.names == []
+        assert [r.note.text for r in m.recall(LEO, "cat").chosen] == ["Leo has a cat named Mochi"]
+        assert m.config.get("memory.embed") == "openai:text-embedding-3-small@256"  # nothing was stored
+
+
+def test_without_the_switches_the_same_companion_has_its_tiers(db_path, clock):
+    embed = Embeddings(vectors, name="fake:two", floor=0.2)
+    with Mneme(db_path, "dafeiyu", complete=model, embed=embed, plugins=every_tier(), clock=clock) as m:
+        assert m.memory_language == "English"
+        assert m.tiers.names == ["embeddings", "centroids", "unify"]
+
+
+def test_meaning_micro_false_leaves_the_word_centroids_out(db_path, clock):
+    embed = Embeddings(vectors, name="fake:two", floor=0.2)
+    with Mneme(
+        db_path, "t", complete=model, embed=embed, meaning_micro=False, plugins=every_tier(), clock=clock
+    ) as m:
+        assert m.tiers.names == ["embeddings", "unify"]
+
+
+def test_embed_true_is_openais_small_model_at_256_dimensions(db_path, clock):
+    with Mneme(db_path, "t", embed=True, plugins=every_tier(), clock=clock) as m:
+        assert m.meaning is not None
+        assert m.meaning.embedder.name == "openai:text-embedding-3-small@256"
+
+
+@pytest.mark.parametrize("language", ["", None])
+def test_memory_language_off_means_no_glossing(db_path, clock, language):
+    with Mneme(
+        db_path, "t", complete=model, memory_language=language, plugins=every_tier(), clock=clock
+    ) as m:
+        assert "unify" not in m.tiers.names
+
+
+@pytest.mark.parametrize(
+    ("switch", "named"),
+    [("luna", "GPT-6 Luna's Decisions API"), ("micro", "the micro model trained on Luna's answers")],
+)
+def test_a_tier_mneme_does_not_have_is_refused_in_one_line_before_the_file_exists(db_path, switch, named):
+    with pytest.raises(InvalidValue) as refused:
+        Mneme(db_path, "t", **{switch: True})
+
+    message = str(refused.value)
+    assert "\n" not in message
+    assert f"{switch}=True asks for {named}, a decision tier Mneme does not have" in message
+    assert f"{switch}=False" in message
+    assert not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "kind"),
+    [
+        ({"luna": "yes"}, InvalidType),
+        ({"micro": 1}, InvalidType),
+        ({"meaning_micro": "off"}, InvalidType),
+        ({"memory_language": object()}, InvalidType),
+    ],
+)
+def test_a_switch_of_the_wrong_kind_is_refused_naming_what_it_takes(db_path, options, kind):
+    with pytest.raises(kind, match=next(iter(options))):
+        Mneme(db_path, "t", **options)
+    assert not db_path.exists()
+
+
+class Judge:
+    """A decision tier of the caller's own, as mneme-llm's `luna=` and `micro=` take one."""
+
+    name = "mine"
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    async def adecide(self, input: str, questions: Any) -> dict[str, Answer]:
+        self.asked.append([q.name for q in questions])
+        return {"feeling": Answer("feeling", "choice", {"happy": 0.9, "none": 0.1}, 0.9, self.name)}
+
+
+def test_a_tier_of_your_own_given_as_luna_is_asked_before_the_companions_model(db_path, clock):
+    judge = Judge()
+    with Mneme(db_path, "t", complete=model, luna=judge, clock=clock) as m:
+        seen = m.observe(LEO, [("Leo", "I got the job!")], user_name="Leo", capture=False)
+        report = m.report()["decisions"]
+
+    assert judge.asked == [["mood_change", "feeling"]]
+    assert list(report) == ["mine", "prompt"]
+    assert report["mine"]["answered"] == 1 and report["prompt"]["answered"] == 1  # the rest fell through
+    assert seen.mood is not None and seen.mood.emotions.get("happy", 0) > 0
