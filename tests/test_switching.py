@@ -8,14 +8,22 @@ asks for a tier Mneme does not have is refused in one line that says so, before 
 from __future__ import annotations
 
 import json
+import sqlite3
+import tomllib
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import mneme_centroids
 import mneme_openai
 import mneme_unify
 import pytest
+from click.testing import CliRunner
 
 from mneme_core import Mneme
+from mneme_core.cli import main
+from mneme_core.config import ConfigError, load
+from mneme_core.config.toml import flatten
 from mneme_core.decide import Answer
 from mneme_core.errors import InvalidType, InvalidValue
 from mneme_core.meaning import Embeddings
@@ -140,3 +148,96 @@ def test_a_tier_of_your_own_given_as_luna_is_asked_before_the_companions_model(d
     assert list(report) == ["mine", "prompt"]
     assert report["mine"]["answered"] == 1 and report["prompt"]["answered"] == 1  # the rest fell through
     assert seen.mood is not None and seen.mood.emotions.get("happy", 0) > 0
+
+
+# -- a mneme-llm config file ----------------------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data"
+THEIR_CONFIG = DATA / "mneme_llm_0.1.0_config.toml"  # written for, and read by, mneme-llm 0.1.0 itself
+THEIR_TEMPLATE = DATA / "mneme_llm_0.1.0_template.toml"  # `mneme-llm config template`: every key it has
+
+
+def test_a_mneme_llm_config_seeds_a_companion_with_what_has_an_equivalent(db_path, clock):
+    with Mneme(db_path, "dafeiyu", config=THEIR_CONFIG, clock=clock) as m:
+        values = m.config.values()
+        m.relate(LEO, "creator")
+        block = m.prompt(LEO, user_name="Leo")
+        left_out = dict(m.config.left_out)
+
+    assert values["companion.name"] == "大肥鱼"
+    assert values["companion.display_language"] == "zh"
+    assert (values["memory.daily_quota"], values["mood.baseline"], values["relations.growth"]) == (
+        6,
+        72.0,
+        2.0,
+    )
+    assert values["prompts.started_speak_up"] == "{name}主动去找{user}聊天，因为想念对方。"  # {assistant}
+    assert values["prompts.translate"].startswith("Translate the text into {lang}.")  # {language}
+    assert values["messages.zh.relation.very_close"] == "特别亲"  # near.very_close
+    assert values["messages.zh.tool.over_quota"] == "今天记得够多了，明天再说。"  # tool.quota
+    assert values["messages.zh.tool.error"] == "出错了：{problem}"  # error.value's {detail}
+    assert values["messages.zh.notes.impression"] == "印象：{card}"
+    assert [r["key"] for r in values["roles"]] == ["creator", "friend", "teacher"]
+    assert values["roles"][0]["names"]["zh"] == "造出你的那个人"  # messages.zh.role.creator
+    assert {e["key"]: e["names"]["zh"] for e in values["emotions"]}["tender"] == "心疼他"
+    assert block == "（Leo是造出你的那个人，你们特别亲。）"
+    assert set(left_out) == {
+        "memory.semantic_window",
+        "prompts.frame",
+        "prompts.note_gloss",
+        "messages.zh.date.today",
+        "messages.zh.mood.now",
+    }
+    assert "dates are built in" in left_out["messages.zh.date.today"]
+
+
+def test_every_key_of_mneme_llms_template_is_mapped_or_named(tmp_path):
+    left_out: dict[str, str] = {}
+    values = load(THEIR_TEMPLATE, left_out)
+
+    theirs = flatten(tomllib.loads(THEIR_TEMPLATE.read_text(encoding="utf-8")))[0]
+    assert len(theirs) == 167  # mneme-llm 0.1.0's every key
+    # their role and feeling names go into the roles' and feelings' names
+    named = [k for k in theirs if k.split(".")[2:3] in (["role"], ["emotion"])]
+    assert len(named) == 22
+    assert len(values) + len(left_out) + len(named) == len(theirs)  # every key accounted for
+    assert values["messages.en.notes.impression"] == "Impression: {card}"
+    assert values["messages.zh.relation.barely"] == "几乎不认识"  # near.stranger
+    assert all(why for why in left_out.values())
+
+
+def test_a_mneme_llm_config_with_a_value_wrong_in_both_is_refused_whole(db_path, tmp_path):
+    path = tmp_path / "old.toml"
+    path.write_text("[memory]\nsemantic_window = 3000\n[mood]\nstep = 999\n", encoding="utf-8")
+
+    with pytest.raises(ConfigError, match=r"mood\.step"):
+        Mneme(db_path, "t", config=path)
+    with closing(sqlite3.connect(db_path)) as conn:
+        assert conn.execute("select count(*) from config").fetchone() == (0,)
+
+
+def test_a_key_neither_knows_refuses_the_file_as_mnemes_own_would(tmp_path):
+    path = tmp_path / "old.toml"
+    path.write_text("[memory]\nsemantic_window = 3000\n[voice]\npitch = 1\n", encoding="utf-8")
+
+    with pytest.raises(ConfigError, match="voice: no such section"):
+        load(path)
+
+
+def test_a_mneme_config_with_a_mistake_is_not_taken_for_a_mneme_llm_one(tmp_path):
+    path = tmp_path / "ours.toml"
+    path.write_text('[prompts]\nreflect = "About {usr}: {notes}"\n', encoding="utf-8")
+
+    with pytest.raises(ConfigError, match=r"no placeholder \{usr\}"):
+        load(path)
+
+
+def test_config_apply_says_what_a_mneme_llm_config_left_out(db_path):
+    ran = CliRunner().invoke(
+        main, ["--db", str(db_path), "--space", "dafeiyu", "config", "apply", str(THEIR_CONFIG)]
+    )
+
+    assert ran.exit_code == 0, ran.output
+    assert "applied" in ran.stdout
+    assert "left out memory.semantic_window: Mneme looks for meaning" in ran.stderr
+    assert ran.stderr.count("left out ") == 5

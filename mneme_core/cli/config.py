@@ -91,6 +91,8 @@ def apply(ctx: Context, path: str) -> None:
     """Apply a TOML file whole, or nothing of it."""
     with opened(ctx) as config:
         click.echo(f"applied {config.apply(path)} keys from {path}")
+        for key, why in config.left_out.items():  # a mneme-llm config's keys without an equivalent
+            click.echo(f"left out {key}: {why}", err=True)
 
 
 @config_group.command()

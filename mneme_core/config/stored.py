@@ -202,6 +202,8 @@ class Config:
     def __init__(self, store: Store, space: str) -> None:
         self.store = store
         self.space = space
+        self.left_out: dict[str, str] = {}
+        """Keys of the last file taken that Mneme has no equivalent for (a mneme-llm config), with why."""
 
     def _now(self) -> float:
         return float(self.store.clock())
@@ -217,7 +219,8 @@ class Config:
         rows = self.store.read(_load_rows, self.space)
         if rows and (source is None or any(origin != "default" for _, origin, _ in rows.values())):
             return False  # the usual case: nothing to check, nothing to write
-        changes = toml.load(source) if source is not None else {}
+        self.left_out = {}
+        changes = toml.load(source, self.left_out) if source is not None else {}
         written = self.store.write(
             _write, self.space, changes, "file", self._now(), toml.name_of(source), True
         )
@@ -233,7 +236,8 @@ class Config:
         """Apply a file or mapping whole, or nothing of it; returns how many keys were written."""
         if origin not in ORIGINS:
             raise InvalidValue(f"origin is one of {', '.join(ORIGINS)}, not {describe(origin)}")
-        changes = toml.load(source)
+        self.left_out = {}
+        changes = toml.load(source, self.left_out)
         return self.store.write(_write, self.space, changes, origin, self._now(), toml.name_of(source))
 
     def load_defaults(self, keys: Iterable[str] | None = None) -> list[str]:
