@@ -26,6 +26,7 @@ from .config import Config, Settings, arguments
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .from_mneme_llm import STORED, switches
+from .from_mneme_llm import database as mneme_llm_database
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
@@ -120,6 +121,8 @@ class Mneme(CompanionVerbs):
         # registered is refused here, before the file is opened.
         wanted = None if chosen.embed is None else choose_embedder(chosen.embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
+        # A mneme-llm database is converted in place, after a backup copy beside it (`from_mneme_llm`).
+        self.mneme_llm_backup = mneme_llm_database.adopt(path, float(clock()))
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
             self.config = Config(self.store, space)
@@ -211,10 +214,7 @@ class Mneme(CompanionVerbs):
 
     @property
     def _rules(self) -> notes.Rules:
-        s = self.settings
-        return notes.Rules(
-            half_life_days=s.half_life_days, daily_quota=s.daily_quota, max_notes=s.max_notes, zone=s.zone
-        )
+        return notes.Rules.of(self.settings)
 
     def _reindex_if_needed(self) -> None:
         """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""

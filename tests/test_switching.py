@@ -8,8 +8,10 @@ asks for a tier Mneme does not have is refused in one line that says so, before 
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,8 @@ from mneme_core.cli import main
 from mneme_core.config import ConfigError, load
 from mneme_core.config.toml import flatten
 from mneme_core.decide import Answer
-from mneme_core.errors import InvalidType, InvalidValue
+from mneme_core.errors import InvalidType, InvalidValue, SchemaError
+from mneme_core.from_mneme_llm import database as mneme_llm_database
 from mneme_core.meaning import Embeddings
 from mneme_core.plugins import make_manager
 from mneme_core.prompts import PROMPTS
@@ -241,3 +244,134 @@ def test_config_apply_says_what_a_mneme_llm_config_left_out(db_path):
     assert "applied" in ran.stdout
     assert "left out memory.semantic_window: Mneme looks for meaning" in ran.stderr
     assert ran.stderr.count("left out ") == 5
+
+
+# -- a mneme-llm database -------------------------------------------------------------------------------
+
+THEIR_DATABASE = DATA / "mneme_llm_0.1.0.db"  # written by mneme-llm 0.1.0 (make_mneme_llm_files.py)
+THEIR_TABLES = {"memories", "meta", "profiles", "moods", "mood_events", "relationships", "config"}
+
+
+@pytest.fixture
+def theirs(tmp_path) -> Path:
+    """A copy of the shipped mneme-llm database, to open."""
+    path = tmp_path / "companion.db"
+    shutil.copyfile(THEIR_DATABASE, path)
+    return path
+
+
+def tables(path: Path) -> set[str]:
+    with closing(sqlite3.connect(path)) as conn:
+        return {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+
+
+def test_a_mneme_llm_database_is_opened_and_converted_with_everything_in_it(theirs, clock):
+    with Mneme(theirs, "dafeiyu", clock=clock) as m:
+        backup = m.mneme_llm_backup
+        people = {s: {(n.text, n.key) for n in m.notes(s)} for s in m.subjects()}
+        history = [(n.text, n.live) for n in m.history("discord:42", "user.city")]
+        values = m.config.values()
+        card = m.profile("discord:42")
+        teacher = m.relationship("qq:10086")
+        timeline = m.mood_timeline("qq:10086")
+
+    assert people == {
+        "discord:42": {
+            ("Leo lives in Lisbon", "user.city"),
+            ("Leo has a cat named Mochi", "pet.name"),
+            ("Leo likes oat milk lattes", None),
+            ("Leo went hiking in Kyoto", None),
+            ("Leo has a math exam", "exam.math.date"),
+        },
+        "qq:10086": {("美玲养了一只叫年糕的猫", "pet.name"), ("美玲下周五考数学", None)},
+    }
+    assert history == [
+        ("Leo lives in Berlin", False),
+        ("Leo lives in Porto", False),
+        ("Leo lives in Lisbon", True),
+    ]
+    assert card == "Leo is a curious student who loves his cat Mochi."
+    assert (teacher.role, teacher.closeness) == ("teacher", 80.0)
+    assert [e.reason for e in timeline] == ["美玲说考砸了"]
+    assert (values["companion.name"], values["memory.daily_quota"], values["mood.threshold"]) == (
+        "大肥鱼",
+        6,
+        0.55,
+    )
+    assert values["prompts.started_speak_up"] == "{name}主动去找{user}聊天，因为想念对方。"
+    assert backup == f"{theirs}.mneme-llm.bak"
+    assert "migrations" in tables(theirs) and "memories" not in tables(theirs)
+
+
+def test_every_space_of_the_file_comes_across_and_the_second_open_changes_nothing(theirs, clock):
+    with Mneme(theirs, "dafeiyu", clock=clock):
+        pass
+    with Mneme(theirs, "other", clock=clock) as m:
+        assert m.mneme_llm_backup is None  # converted already: no second copy
+        assert [n.text for n in m.notes("telegram:9")] == ["Sam plays the cello"]
+        assert m.config.get("companion.name") == "the assistant"  # it never had a config of its own
+        m.remember("telegram:9", "Sam moved to Oslo", kind="fact")
+        assert [r.note.text for r in m.recall("telegram:9", "cello").chosen] == ["Sam plays the cello"]
+    assert sorted(p.name for p in theirs.parent.iterdir() if ".bak" in p.name) == [
+        "companion.db.mneme-llm.bak"
+    ]
+
+
+def test_the_backup_copy_is_mneme_llms_file_as_it_was(theirs, clock):
+    with Mneme(theirs, "dafeiyu", clock=clock) as m:
+        backup = Path(m.mneme_llm_backup)
+
+    assert tables(backup) >= THEIR_TABLES
+    with closing(sqlite3.connect(backup)) as copy, closing(sqlite3.connect(THEIR_DATABASE)) as original:
+        for table in THEIR_TABLES:
+            assert (
+                copy.execute(f"select * from {table}").fetchall()
+                == original.execute(f"select * from {table}").fetchall()
+            )
+        assert copy.execute("pragma quick_check").fetchone() == ("ok",)
+
+
+def test_a_conversion_that_fails_leaves_the_file_as_mneme_llm_wrote_it(theirs, clock, monkeypatch):
+    before = theirs.read_bytes()
+
+    def broken(*args: object) -> int:
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr(mneme_llm_database.transfer, "bring_in", broken)
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        Mneme(theirs, "dafeiyu", clock=clock)
+
+    assert theirs.read_bytes() == before
+    assert mneme_llm_database.is_mneme_llm(theirs)
+
+
+def test_two_openers_at_once_convert_the_file_once(theirs, clock):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        backups = list(pool.map(lambda _: mneme_llm_database.adopt(theirs, clock()), range(2)))
+
+    assert sorted(backups, key=lambda b: b is None) == [f"{theirs}.mneme-llm.bak", None]  # one found it done
+    assert sorted(p.name for p in theirs.parent.iterdir() if ".bak" in p.name) == [
+        "companion.db.mneme-llm.bak"
+    ]
+    with Mneme(theirs, "dafeiyu", clock=clock) as m:
+        assert len(m.notes("discord:42")) == 5
+
+
+def test_the_command_line_opens_a_mneme_llm_database(theirs):
+    ran = CliRunner().invoke(main, ["--db", str(theirs), "--space", "dafeiyu", "notes", "qq:10086"])
+
+    assert ran.exit_code == 0, ran.output
+    assert "美玲养了一只叫年糕的猫" in ran.stdout
+
+
+def test_a_file_of_another_mneme_llm_schema_is_refused_untouched_with_how_to_export_it(theirs, clock):
+    with closing(sqlite3.connect(theirs)) as conn:
+        conn.execute("update meta set value = '2' where key = 'schema_version'")
+        conn.commit()
+    before = theirs.read_bytes()
+
+    with pytest.raises(SchemaError, match=r"mneme-llm \(schema 2\).*mneme import data.json"):
+        Mneme(theirs, "dafeiyu", clock=clock)
+
+    assert theirs.read_bytes() == before
+    assert not Path(f"{theirs}.mneme-llm.bak").exists()

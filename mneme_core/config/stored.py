@@ -371,19 +371,38 @@ class Config:
         one transaction. Only when asked: prompts are instructions to the models."""
         if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
             raise InvalidType(f"an export's config is a list of {{key, value}} objects, not {describe(rows)}")
-        changes, skipped = _checked_rows(rows)
-        current = self._copy()
-        for _ in CROSS:  # each round drops the keys of one check they fail together
-            problems = _cross({**current.values, **changes}, changes)
-            for cross in CROSS:
-                for key in cross.keys if cross.keys[0] in problems else ():
-                    if key in changes:
-                        skipped[key] = problems[cross.keys[0]]
-                        del changes[key]
+        changes, skipped = settled(rows, self._copy().values)
         written = self.store.write(_write, self.space, changes, "import", self._now(), "the export's config")
         for key, why in skipped.items():
             log.warning("config import skipped %s: %s", key, why)
         return Imported(written, skipped)
+
+
+def settled(
+    rows: Iterable[Mapping[str, Any]], current: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The `{key, value}` rows that pass, key by key and then across keys with the `current` values under
+    them, and each key skipped with why."""
+    changes, skipped = _checked_rows(rows)
+    for _ in CROSS:  # each round drops the keys of one check they fail together
+        problems = _cross({**current, **changes}, changes)
+        for cross in CROSS:
+            for key in cross.keys if cross.keys[0] in problems else ():
+                if key in changes:
+                    skipped[key] = problems[cross.keys[0]]
+                    del changes[key]
+    return changes, skipped
+
+
+def write_imported(conn: sqlite3.Connection, space: str, changes: Mapping[str, Any], now: float) -> int:
+    """Write `settled` changes with origin "import" (a transaction function); a space met for the first
+    time gets every default too."""
+    return _write(conn, space, changes, "import", now, "the imported config")
+
+
+def values_of(conn: sqlite3.Connection, space: str) -> dict[str, Any]:
+    """The values in effect for a space, read inside the caller's transaction."""
+    return _copy(_load_rows(conn, space)).values
 
 
 def _checked_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -22,6 +22,7 @@ import hashlib
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import tzinfo
+from typing import Any
 
 from .. import dates, text
 from ..store.schema import LIVE, LIVE_N
@@ -46,6 +47,16 @@ class Rules:
     daily_quota: int = 8
     max_notes: int = 50_000
     zone: tzinfo | None = None
+
+    @classmethod
+    def of(cls, settings: Any) -> Rules:
+        """The rules a companion's settings (`config.Settings`) give."""
+        return cls(
+            half_life_days=settings.half_life_days,
+            daily_quota=settings.daily_quota,
+            max_notes=settings.max_notes,
+            zone=settings.zone,
+        )
 
 
 def fold_hash(note_text: str) -> int:
