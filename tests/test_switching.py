@@ -55,6 +55,13 @@ def every_tier() -> Any:
     )
 
 
+@pytest.fixture(autouse=True)
+def no_outside_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shell's own MNEME_SPACE / MNEME_CONFIG stay out of the command-line tests here."""
+    for name in ("MNEME_SPACE", "MNEME_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def test_the_keep_everything_local_call_opens_a_companion_with_words_only(db_path, clock):
     config = {"memory": {"embed": "openai:text-embedding-3-small@256"}}
     with Mneme(
@@ -375,3 +382,54 @@ def test_a_file_of_another_mneme_llm_schema_is_refused_untouched_with_how_to_exp
 
     assert theirs.read_bytes() == before
     assert not Path(f"{theirs}.mneme-llm.bak").exists()
+
+
+# -- `mneme import FILE` --------------------------------------------------------------------------------
+
+THEIR_EXPORT = DATA / "mneme_llm_0.1.0_export.json"  # written by mneme-llm 0.1.0, its space "old"
+
+
+def spaces_with_notes(path: Path) -> dict[str, int]:
+    with closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("select space, sum(live) from subjects group by space having sum(live) > 0")
+        return dict(rows.fetchall())
+
+
+def importing(db: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    ran = CliRunner().invoke(main, ["--db", str(db), *args], env=env)
+    assert ran.exit_code == 0, ran.output
+    return ran.stdout
+
+
+def test_an_export_goes_back_into_its_own_space(tmp_path):
+    db = tmp_path / "new.db"
+
+    said = importing(db, "import", str(THEIR_EXPORT))
+
+    assert said.startswith("added ") and said.endswith(" notes into old\n")
+    assert set(spaces_with_notes(db)) == {"old"}
+
+
+def test_into_names_another_space(tmp_path):
+    db = tmp_path / "new.db"
+
+    assert importing(db, "import", str(THEIR_EXPORT), "--into", "dafeiyu").endswith("into dafeiyu\n")
+    assert set(spaces_with_notes(db)) == {"dafeiyu"}
+
+
+def test_a_space_written_on_the_command_line_is_told_otherwise_but_the_environment_is_not(tmp_path):
+    told, environment = tmp_path / "told.db", tmp_path / "env.db"
+
+    importing(told, "--space", "mine", "import", str(THEIR_EXPORT))
+    importing(environment, "import", str(THEIR_EXPORT), env={"MNEME_SPACE": "session"})
+
+    assert set(spaces_with_notes(told)) == {"mine"}
+    assert set(spaces_with_notes(environment)) == {"old"}
+
+
+def test_an_export_naming_no_usable_space_goes_into_the_default_one(tmp_path):
+    path = tmp_path / "export.json"
+    row = {"id": 1, "subject": LEO, "text": "Leo plays the cello"}
+    path.write_text(json.dumps({"mneme_llm": 1, "space": "two\nlines", "memories": [row]}), encoding="utf-8")
+
+    assert importing(tmp_path / "new.db", "import", str(path)) == "added 1 notes into default\n"
