@@ -23,6 +23,7 @@ from typing import Any
 from . import relations, text, tools, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
+from .config import mneme_llm as mneme_llm_config
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .from_mneme_llm import STORED, switches
@@ -595,8 +596,8 @@ class Mneme(CompanionVerbs):
         rows = transfer.parse(data)
         rules = transfer.Rules(self._rules, self.mood_settings, self.relation_settings)
         added = self.store.write(transfer.bring_in, self.space, rows, self._now(), rules)
-        if config:
-            self.config.import_rows(data.get("config") or [])  # opt-in: prompts are instructions to models
+        if config:  # opt-in: prompts are instructions to models
+            self.config.import_rows(mneme_llm_config.export_rows(data))
         return added
 
 

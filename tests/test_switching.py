@@ -8,6 +8,7 @@ asks for a tier Mneme does not have is refused in one line that says so, before 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import tomllib
@@ -433,3 +434,61 @@ def test_an_export_naming_no_usable_space_goes_into_the_default_one(tmp_path):
     path.write_text(json.dumps({"mneme_llm": 1, "space": "two\nlines", "memories": [row]}), encoding="utf-8")
 
     assert importing(tmp_path / "new.db", "import", str(path)) == "added 1 notes into default\n"
+
+
+def test_a_mneme_llm_exports_config_is_mapped_when_asked_for(mneme: Mneme):
+    data = json.loads(THEIR_EXPORT.read_text(encoding="utf-8"))
+    data["config"] += [
+        {"key": "prompts.started_duty", "value": "{assistant} checks the calendar.", "origin": "set"},
+        {"key": "messages.en.near.close", "value": "quite close", "origin": "file"},
+        {"key": "memory.semantic_window", "value": 3000, "origin": "file"},
+    ]
+
+    mneme.import_data(data, config=True)
+
+    assert mneme.config.get("prompts.started_duty") == "{name} checks the calendar."
+    assert mneme.config.get("messages.en.relation.close") == "quite close"
+    assert mneme.config.get("companion.name") == "the assistant"  # mneme-llm's defaults are left to Mneme's
+
+
+# -- the switching page ---------------------------------------------------------------------------------
+
+PAGE = Path(__file__).parent.parent / "docs" / "switching_from_mneme_llm.md"
+
+
+def command_rows() -> list[tuple[str, str]]:
+    """The Commands table: (mneme-llm's command, what the page says Mneme's is)."""
+    text = PAGE.read_text(encoding="utf-8")
+    table = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| `")]
+    return [(cells[0].strip("| `"), cells[1]) for cells in rows]
+
+
+def test_every_command_the_page_calls_the_same_exists_with_its_options():
+    claimed = [(theirs, ours) for theirs, ours in command_rows() if ours.startswith("the same")]
+    assert len(claimed) >= 15
+    for theirs, _ in claimed:
+        commands = theirs.split("`, `")
+        if commands[0].startswith("config "):  # `config show ...`, `template`, `set ...`: its subcommands
+            commands = [commands[0], *(f"config {c}" for c in commands[1:])]
+        for command in commands:
+            words = command.replace("`", "").split()
+            if words[0].startswith("--"):
+                found = main
+            else:
+                found = main.get_command(None, words[0])  # type: ignore[arg-type]
+                assert found is not None, command
+            if words[0] == "config":
+                found = found.get_command(None, words[1])  # type: ignore[union-attr, arg-type]
+                assert found is not None, command
+            options = {o for p in found.params for o in p.opts}  # type: ignore[union-attr]
+            for word in words:
+                for option in re.findall(r"--[a-z-]+", word):
+                    assert option in options, f"{command}: {option}"
+
+
+def test_every_call_of_mneme_the_page_names_exists_but_mneme_llms_own():
+    text = PAGE.read_text(encoding="utf-8")
+    calls = set(re.findall(r"`(?:await )?m\.(\w+)\(", text.split("## Calls", 1)[1].split("\n## ", 1)[0]))
+    assert len(calls) >= 30
+    assert {name for name in calls if not callable(getattr(Mneme, name, None))} == {"regloss", "aregloss"}

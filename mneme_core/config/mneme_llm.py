@@ -22,15 +22,18 @@ programs still refuses the file, naming the key.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidType, InvalidValue
 from . import keys
 
-__all__ = ["Translated", "speaks_mneme_llm", "translate"]
+__all__ = ["Translated", "chosen", "export_rows", "speaks_mneme_llm", "translate"]
+
+log = logging.getLogger(__name__)
 
 _SAME = frozenset(
     {
@@ -233,3 +236,29 @@ def _name_in(
             values[listing] = tables
             return
     left_out[key] = f"there is no {listing[:-1]} {owner!r} in {listing} to name"
+
+
+def chosen(rows: Iterable[Mapping[str, Any]]) -> Translated:
+    """The config rows mneme-llm stored or exported (`{key, value, origin}`), as Mneme's: the keys the
+    companion chose (origin file, set or import; mneme-llm's own defaults are left to Mneme's), mapped."""
+    picked = {
+        row["key"]: row["value"]
+        for row in rows
+        if isinstance(row, Mapping)
+        and isinstance(row.get("key"), str)
+        and "value" in row
+        and row.get("origin") != "default"
+    }
+    return translate(picked)
+
+
+def export_rows(data: Mapping[str, Any]) -> Any:
+    """An export's config rows as Mneme's `import_rows` takes them: a mneme-llm export's mapped (each key
+    without an equivalent logged), any other's as they are."""
+    rows = data.get("config") or []
+    if "mneme_llm" not in data or not isinstance(rows, list):
+        return rows
+    translated = chosen(rows)
+    for key, why in translated.left_out.items():
+        log.warning("the export's config %s is left out: %s", key, why)
+    return [{"key": key, "value": value} for key, value in translated.values.items()]

@@ -140,15 +140,13 @@ def _read(conn: sqlite3.Connection, tables: set[str]) -> dict[str, dict[str, Any
 
 def _config(conn: sqlite3.Connection, space: str, rows: list[dict[str, Any]], now: float) -> None:
     """The keys the companion chose (not mneme-llm's defaults), mapped and written as imported."""
-    chosen = {}
+    decoded = []
     for row in rows:
-        if row.get("origin") == "default":
-            continue
         try:
-            chosen[row["key"]] = json.loads(row["value"])
+            decoded.append({**row, "value": json.loads(row["value"])})
         except (TypeError, ValueError):
             log.warning("%s: the stored config key %s is not JSON and is left out", space, row.get("key"))
-    translated = their_config.translate(chosen)
+    translated = their_config.chosen(decoded)
     changes, skipped = stored.settled(
         [{"key": k, "value": v} for k, v in translated.values.items()], defaults()
     )
