@@ -23,7 +23,7 @@ import mneme_unify
 import pytest
 from click.testing import CliRunner
 
-from mneme_core import Mneme
+from mneme_core import Mneme, text
 from mneme_core.cli import main
 from mneme_core.config import ConfigError, load
 from mneme_core.config.toml import flatten
@@ -309,6 +309,10 @@ def test_a_mneme_llm_database_is_opened_and_converted_with_everything_in_it(thei
     assert values["prompts.started_speak_up"] == "{name}主动去找{user}聊天，因为想念对方。"
     assert backup == f"{theirs}.mneme-llm.bak"
     assert "migrations" in tables(theirs) and "memories" not in tables(theirs)
+    with closing(sqlite3.connect(theirs)) as conn:  # indexed as it came in: the first open rebuilds nothing
+        assert conn.execute("select value from meta where key = 'terms_version'").fetchone() == (
+            text.version(),
+        )
 
 
 def test_every_space_of_the_file_comes_across_and_the_second_open_changes_nothing(theirs, clock):

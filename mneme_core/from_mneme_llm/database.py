@@ -31,7 +31,7 @@ import urllib.parse
 from contextlib import closing
 from typing import Any
 
-from .. import transfer
+from .. import text, transfer
 from ..config import mneme_llm as their_config
 from ..config import stored
 from ..config.keys import defaults
@@ -179,6 +179,8 @@ def _convert(conn: sqlite3.Connection, path: str, now: float) -> tuple[str, dict
     for space, export in spaces.items():
         _config(conn, space, export.pop("config", []), now)
         added[space] = transfer.bring_in(conn, space, transfer.parse(export), now, _rules(conn, space))
+    # The notes were indexed with this tokenizer as they came in: no rebuild on the first open.
+    conn.execute("insert or replace into meta(key, value) values ('terms_version', ?)", (text.version(),))
     return copy, added
 
 
