@@ -23,8 +23,11 @@ from typing import Any
 from . import dates, relations, text, tools, transcript, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
+from .config import mneme_llm as mneme_llm_config
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
+from .from_mneme_llm import STORED, switches
+from .from_mneme_llm import database as mneme_llm_database
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
@@ -56,7 +59,9 @@ class Mneme(CompanionVerbs):
     """Memory for one companion (a space) in one SQLite file.
 
     `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
-    built-in default; given ones win for this process only.
+    built-in default; given ones win for this process only. mneme-llm's switches (`luna`, `micro`,
+    `embed=True/False`, `meaning_micro`, `memory_language=None`) mean what mneme-llm documents
+    (`from_mneme_llm.switches`).
     """
 
     def __init__(
@@ -73,12 +78,15 @@ class Mneme(CompanionVerbs):
         half_life_days: float | None = None,
         daily_quota: int | None = None,
         max_notes: int | None = None,
-        memory_language: str | None = None,
+        memory_language: Any = STORED,
         mood: MoodSettings | None = None,
         roles: tuple[Role, ...] | None = None,
         durability: str | None = None,
         embed: Any = None,
         plugins: Manager | Iterable[object] | None = None,
+        luna: Any = False,
+        micro: Any = False,
+        meaning_micro: bool = True,
     ) -> None:
         if not isinstance(space, str) or not space.strip() or text.clean(space) != space:
             raise InvalidValue(f"a space is a one-line name like 'dafeiyu', not {describe(space)}")
@@ -88,6 +96,10 @@ class Mneme(CompanionVerbs):
             raise InvalidType(
                 f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
             )
+        # mneme-llm's switches, with its documented meanings (`from_mneme_llm.switches`).
+        chosen = switches(
+            luna=luna, micro=micro, embed=embed, meaning_micro=meaning_micro, memory_language=memory_language
+        )
         given = arguments(
             {
                 "companion_name": companion_name,
@@ -96,7 +108,7 @@ class Mneme(CompanionVerbs):
                 "half_life_days": half_life_days,
                 "daily_quota": daily_quota,
                 "max_notes": max_notes,
-                "memory_language": memory_language,
+                "memory_language": chosen.memory_language,
                 "durability": durability,
             }
         )  # checked before the file is touched; they win for this process and are never stored
@@ -109,8 +121,10 @@ class Mneme(CompanionVerbs):
         self.plugins = plugins if isinstance(plugins, Manager) else make_manager(plugins=plugins or ())
         # `embed=` wins over `memory.embed` for this process and is never stored; a name nothing
         # registered is refused here, before the file is opened.
-        wanted = None if embed is None else choose_embedder(embed, self.plugins.embedders)
+        wanted = None if chosen.embed is None else choose_embedder(chosen.embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
+        # A mneme-llm database is converted in place, after a backup copy beside it (`from_mneme_llm`).
+        self.mneme_llm_backup = mneme_llm_database.adopt(path, float(clock()))
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
             self.config = Config(self.store, space)
@@ -138,7 +152,9 @@ class Mneme(CompanionVerbs):
         self.tools = _tools_with(self.plugins.tools)
         self.memory_language = self.settings.memory_language
         self.prompts = current.prompts()
-        self.decider = Chain(Prompt(complete, system=self.prompts["judge"]), name="decisions", clock=clock)
+        self.decision_tiers = chosen.decision_tiers
+        judge = Prompt(complete, system=self.prompts["judge"])
+        self.decider = Chain(*self.decision_tiers, judge, name="decisions", clock=clock)
         self.observer = Observer(self)
         self.recall_log = RecallLog(self.store)
         self.transcript = Transcript(self.store, space, clock)
@@ -150,6 +166,7 @@ class Mneme(CompanionVerbs):
             self.meaning.start()
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
+        self.left_out_tiers = chosen.left_out
         self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
 
     # -- lifecycle -------------------------------------------------------------------------------------
@@ -200,10 +217,7 @@ class Mneme(CompanionVerbs):
 
     @property
     def _rules(self) -> notes.Rules:
-        s = self.settings
-        return notes.Rules(
-            half_life_days=s.half_life_days, daily_quota=s.daily_quota, max_notes=s.max_notes, zone=s.zone
-        )
+        return notes.Rules.of(self.settings)
 
     def _reindex_if_needed(self) -> None:
         """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
@@ -732,8 +746,8 @@ class Mneme(CompanionVerbs):
         rows = transfer.parse(data)
         rules = transfer.Rules(self._rules, self.mood_settings, self.relation_settings)
         added = self.store.write(transfer.bring_in, self.space, rows, self._now(), rules)
-        if config:
-            self.config.import_rows(data.get("config") or [])  # opt-in: prompts are instructions to models
+        if config:  # opt-in: prompts are instructions to models
+            self.config.import_rows(mneme_llm_config.export_rows(data))
         return added
 
 

@@ -5,7 +5,8 @@ scheduled duty), asks the decision chain three questions in one request (how the
 strongest feeling; whether anything is worth keeping), moves the mood by the *expected* answers (an unsure
 judge moves it little) weighted by how close the person is, and, when something is worth keeping, asks the
 note writer for at most a few one-sentence notes, which are validated like any other note and written in
-one transaction under the daily quota.
+one transaction under the daily quota. Only an exchange the person started (`source="user"`) is asked
+whether it is worth keeping: the companion's own outreach and its duties judge the mood alone.
 
 Faults never pass silently and never half-write: a judge that fails or talks nonsense leaves its questions
 unanswered; a note writer that fails, times out or returns garbage writes nothing. Each fault is logged and
@@ -74,7 +75,8 @@ class Observer:
     def _chain(self, complete: Complete | None) -> Chain:
         if complete is None:
             return self.m.decider
-        return Chain(Prompt(complete, system=self.m.prompts["judge"]), name="this call", clock=self.m.clock)
+        prompt = Prompt(complete, system=self.m.prompts["judge"])
+        return Chain(*self.m.decision_tiers, prompt, name="this call", clock=self.m.clock)
 
     async def _judge(self, chain: Chain, framed: str, questions: list[Any]) -> tuple[dict[str, Any], str]:
         """The chain's answers, and what failed while it answered ("" when nothing did)."""
@@ -125,6 +127,9 @@ class Observer:
             raise InvalidValue(f"gate is a probability from 0 to 1, not {describe(gate)}")
         said = as_text(exchange, user_name, m.settings.companion_name)
         now = m._now()
+        # Notes are about what the person said: the companion's own outreach ("speak-up") and its
+        # scheduled duties move the mood but are never worth a note about the person.
+        capture = capture and source == "user"
         if source == "user":
             await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
         questions = judge_questions(settings.emotions, m.prompts, worth=capture)
@@ -135,7 +140,10 @@ class Observer:
             companion_name=m.settings.companion_name,
             prompts=m.prompts,
         )
-        answers, error = await self._judge(self._chain(complete), framed, questions)
+        chain = self._chain(complete)
+        answers, error = await self._judge(chain, framed, questions)
+        if chain is not m.decider:
+            m.decider.absorb(chain)  # a per-call model's decisions count in `report()` too
         self.counts["observed"] += 1
         event = None
         if mood and (MOOD_CHANGE in answers or FEELING in answers):

@@ -239,8 +239,13 @@ def one_line(value: object, limit: int = 500) -> str:
 
 
 def is_blank(value: object) -> bool:
-    """True for None and for a string with nothing left after `clean()`."""
-    return value is None or (isinstance(value, str) and not clean(value))
+    """True for None and for a string that shows nothing: no letter, digit, punctuation or symbol is left
+    after `clean()` (a joiner alone, or combining marks with nothing to mark, shows nothing)."""
+    if value is None:
+        return True
+    return isinstance(value, str) and not any(
+        unicodedata.category(char)[0] in "LNPS" for char in clean(value)
+    )
 
 
 def fold(text: str) -> str:

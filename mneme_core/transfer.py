@@ -25,7 +25,7 @@ from typing import Any
 from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
 from .memory import index, notes
-from .memory.note import NoteFields, subject_or_none
+from .memory.note import COLUMNS, Note, NoteFields, note_of, subject_or_none
 from .mood import MoodSettings
 from .mood import moods as mood_store
 from .relations import RelationSettings
@@ -148,14 +148,18 @@ class _Importer:
         else:
             same = self.seen[sid].get((stamped, fold))
             created = stamped
-        if same is not None:
-            self.ids[row.get("id")] = same
+        if same is not None:  # imported before, or written here at the same moment
+            found = notes.get(self.conn, self.space, same)
+            if found is not None and found.live and found.key is None:
+                self._merged(sid, found, fields, created)
+            self._remember_id(row, same)
             return
         deleted = dates.seconds_or_none(row.get("deleted_at"))
         replaced = row.get("superseded_by") is not None
         live = deleted is None and not replaced
-        if live and self._live_twin(sid, fields, fold) is not None:
-            self.ids[row.get("id")] = self._live_twin(sid, fields, fold)  # type: ignore[assignment]
+        twin = self._live_twin(subject, sid, fields, fold) if live else None
+        if twin is not None and self._merged(sid, twin, fields, created):
+            self._remember_id(row, twin.id)
             return
         recalled = dates.seconds_or_none(row.get("recalled_at"))
         recalls = row.get("recalls")
@@ -184,24 +188,47 @@ class _Importer:
                 fold,
             ),
         ).fetchone()
-        self.ids[row.get("id")] = note_id
+        self._remember_id(row, note_id)
         self.seen[sid][(created, fold)] = note_id
         self.seen[sid].setdefault((None, fold, fields.key), note_id)
         self.added += 1
         if replaced:
-            self.links.append((note_id, row.get("superseded_by")))
+            self.links.append((note_id, _reference(row.get("superseded_by"))))
         if live:
             self._make_live(sid, note_id, fields, created)
 
-    def _live_twin(self, sid: int, fields: NoteFields, fold: int) -> int | None:
-        for note_id, note_text, key in self.conn.execute(
-            f"select id, text, key from notes where subject_id = ? and fold = ? and {LIVE}", (sid, fold)
-        ):
-            if text.fold(note_text) == text.fold(fields.text) and (
-                fields.key is None or key in (None, fields.key)
+    def _remember_id(self, row: Mapping[str, Any], note_id: int) -> None:
+        """What the export's id of a row is here now; a row whose id is no id is imported, unlinkable."""
+        reference = _reference(row.get("id"))
+        if reference is not None:
+            self.ids[reference] = note_id
+
+    def _live_twin(self, subject: str, sid: int, fields: NoteFields, fold: int) -> Note | None:
+        """The person's live note with the same text (under a key, one with that key or none), as
+        `notes.keep` would find it."""
+        same_text = f"select {COLUMNS} from notes where subject_id = ? and fold = ? and {LIVE} order by id"
+        for row in self.conn.execute(same_text, (sid, fold)).fetchall():
+            found = note_of(subject, row)
+            if text.fold(found.text) == text.fold(fields.text) and (
+                fields.key is None or found.key in (None, fields.key)
             ):
-                return note_id
+                return found
         return None
+
+    def _merged(self, sid: int, twin: Note, fields: NoteFields, created: float) -> bool:
+        """The row is the twin's text again: True when the twin stands for it, taking the row's key if it
+        had none (as `notes.keep` merges). A key whose live note is newer than the row keeps that note;
+        then the row is not merged (False) and goes into the key's history instead."""
+        if fields.key is None or twin.key == fields.key:
+            return True
+        newer = self.conn.execute(
+            f"select 1 from notes where subject_id = ? and key = ? and {LIVE} and created_at > ?",
+            (sid, fields.key, created),
+        ).fetchone()
+        if newer:
+            return False
+        notes.merge(self.conn, sid, twin, fields)
+        return True
 
     def _make_live(self, sid: int, note_id: int, fields: NoteFields, created: float) -> None:
         if fields.key is not None:
@@ -265,6 +292,13 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
     mood_store.import_rows(conn, space, rows.moods, rows.mood_events, now, rules.mood)
     relations.import_rows(conn, space, rows.relationships, now, rules.relations)
     return importer.added
+
+
+def _reference(value: object) -> int | str | None:
+    """An export's id of a note (a whole number or a string), or None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    return value
 
 
 def _order(value: object) -> float:

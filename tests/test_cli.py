@@ -516,9 +516,9 @@ def test_export_then_import_into_another_file(run, tmp_path, db_path):
     other = tmp_path / "other.db"
     runner = CliRunner()
     added = ok(runner.invoke(main, ["--db", str(other), "import", str(out)]))
-    assert added == "added 3 notes\n"
-    assert ok(runner.invoke(main, ["--db", str(other), "import", str(out)])) == "added 0 notes\n"
-    with Mneme(other) as m:
+    assert added == "added 3 notes into fish\n"  # the export's own space
+    assert ok(runner.invoke(main, ["--db", str(other), "import", str(out)])) == "added 0 notes into fish\n"
+    with Mneme(other, space=SPACE) as m:
         assert [n.text for n in m.notes("leo")] == ["Leo lives in Lyon"]
         assert [n.text for n in m.history("leo", "user.city")] == ["Leo lives in Paris", "Leo lives in Lyon"]
         assert [(n.text, n.kind) for n in m.notes("ann")] == [("Ann plays chess", "preference")]
@@ -532,13 +532,12 @@ def test_import_takes_the_config_only_when_asked(tmp_path, db_path):
     out = tmp_path / "export.json"
     ok(runner.invoke(main, ["--db", str(db_path), "--space", SPACE, "export", "--out", str(out)]))
     plain, full = tmp_path / "plain.db", tmp_path / "full.db"
-    assert ok(runner.invoke(main, ["--db", str(plain), "import", str(out)])) == "added 1 notes\n"
-    assert (
-        ok(runner.invoke(main, ["--db", str(full), "import", "--with-config", str(out)])) == "added 1 notes\n"
-    )
-    with Mneme(plain) as m:
+    assert ok(runner.invoke(main, ["--db", str(plain), "import", str(out)])) == "added 1 notes into fish\n"
+    added = ok(runner.invoke(main, ["--db", str(full), "import", "--with-config", str(out)]))
+    assert added == "added 1 notes into fish\n"
+    with Mneme(plain, space=SPACE) as m:
         assert m.config.get("companion.name") != "Mio"
-    with Mneme(full) as m:
+    with Mneme(full, space=SPACE) as m:
         assert m.config.get("companion.name") == "Mio"
         assert [n.text for n in m.notes("leo")] == ["Leo has a cat"]
 

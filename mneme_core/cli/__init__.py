@@ -51,15 +51,18 @@ def echo_json(value: Any) -> None:
 class Context:
     """What every command needs: where the file is and whose memory (space) to open."""
 
-    def __init__(self, db: str, space: str, config: str | None = None) -> None:
+    def __init__(self, db: str, space: str, config: str | None = None, *, space_given: bool = False) -> None:
         self.db, self.space, self.config = db, space, config
+        self.space_given = space_given
+        """Whether `--space` was written on the command line (not taken from MNEME_SPACE or the default)."""
 
-    def open(self, embed: Any = "") -> Mneme:
-        """The companion's `Mneme`, with words only unless a command asks for an embedder (`embed=None`
-        takes `memory.embed`, a name takes that one): a quick look at the file never loads a model or
-        calls an endpoint, and still opens when `memory.embed` names something not installed here."""
+    def open(self, embed: Any = "", space: str | None = None) -> Mneme:
+        """The companion's `Mneme` (of `space`, else the context's), with words only unless a command asks
+        for an embedder (`embed=None` takes `memory.embed`, a name takes that one): a quick look at the file
+        never loads a model or calls an endpoint, and still opens when `memory.embed` names something not
+        installed here."""
         try:
-            return Mneme(self.db, space=self.space, config=self.config, embed=embed)
+            return Mneme(self.db, space=space or self.space, config=self.config, embed=embed)
         except MnemeError as err:
             raise Refused(str(err)) from err
 
@@ -109,7 +112,8 @@ class Commands(click.Group):
 @click.pass_context
 def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     """Memory and mood for AI companions, in one SQLite file."""
-    ctx.obj = Context(db, space, config)
+    given = ctx.get_parameter_source("space") == click.core.ParameterSource.COMMANDLINE
+    ctx.obj = Context(db, space, config, space_given=given)
 
 
 from . import bot, config, notes, people, tools  # noqa: E402  (each registers its commands on `main`)

@@ -7,6 +7,7 @@ refusal is one line on stderr and exit code 2; nothing is written by a refused c
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -14,6 +15,7 @@ import click
 
 from ..config import Config, keys, toml
 from ..errors import MnemeError
+from ..from_mneme_llm import database as mneme_llm_database
 from ..store import Store
 from . import Context, Refused, main
 
@@ -21,6 +23,7 @@ from . import Context, Refused, main
 @contextmanager
 def opened(ctx: Context) -> Iterator[Config]:
     try:
+        mneme_llm_database.adopt(ctx.db, time.time())  # a mneme-llm file is converted, after a backup
         store = Store(ctx.db)
     except MnemeError as err:
         raise Refused(str(err)) from err
@@ -91,6 +94,8 @@ def apply(ctx: Context, path: str) -> None:
     """Apply a TOML file whole, or nothing of it."""
     with opened(ctx) as config:
         click.echo(f"applied {config.apply(path)} keys from {path}")
+        for key, why in config.left_out.items():  # a mneme-llm config's keys without an equivalent
+            click.echo(f"left out {key}: {why}", err=True)
 
 
 @config_group.command()

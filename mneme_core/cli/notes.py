@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 import click
 
-from .. import dates
+from .. import dates, text
 from ..errors import MnemeError
 from ..meaning.embeddings import registered_embedders
 from ..memory.note import KINDS
@@ -234,16 +234,27 @@ def export_(ctx: Context, out: str | None) -> None:
 
 @main.command(name="import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--into", default=None, help="A space other than the export's own.")
 @click.option("--with-config", is_flag=True, help="Also take the export's config (its prompts included).")
 @click.pass_obj
-def import_(ctx: Context, file, with_config: bool) -> None:
-    """Bring in an export of Mneme or mneme-llm."""
+def import_(ctx: Context, file, into: str | None, with_config: bool) -> None:
+    """Bring in an export of Mneme or mneme-llm, into the space it came from unless told otherwise
+    (--into, or --space written on the command line; MNEME_SPACE does not move an export)."""
     try:
         data = json.load(file)
     except json.JSONDecodeError as err:
         raise Refused(f"{file.name} is not JSON: {err}") from err
-    with ctx.open() as m:
+    space = into or (ctx.space if ctx.space_given else _own_space(data)) or ctx.space
+    with ctx.open(space=space) as m:
         try:
-            click.echo(f"added {m.import_data(data, config=with_config)} notes")
+            click.echo(f"added {m.import_data(data, config=with_config)} notes into {m.space}")
         except MnemeError as err:
             raise Refused(str(err)) from err
+
+
+def _own_space(data: object) -> str | None:
+    """The space an export came from, when it names one that can be opened."""
+    space = data.get("space") if isinstance(data, dict) else None
+    if isinstance(space, str) and space.strip() and text.clean(space) == space:
+        return space
+    return None

@@ -202,6 +202,8 @@ class Config:
     def __init__(self, store: Store, space: str) -> None:
         self.store = store
         self.space = space
+        self.left_out: dict[str, str] = {}
+        """Keys of the last file taken that Mneme has no equivalent for (a mneme-llm config), with why."""
 
     def _now(self) -> float:
         return float(self.store.clock())
@@ -217,7 +219,8 @@ class Config:
         rows = self.store.read(_load_rows, self.space)
         if rows and (source is None or any(origin != "default" for _, origin, _ in rows.values())):
             return False  # the usual case: nothing to check, nothing to write
-        changes = toml.load(source) if source is not None else {}
+        self.left_out = {}
+        changes = toml.load(source, self.left_out) if source is not None else {}
         written = self.store.write(
             _write, self.space, changes, "file", self._now(), toml.name_of(source), True
         )
@@ -233,7 +236,8 @@ class Config:
         """Apply a file or mapping whole, or nothing of it; returns how many keys were written."""
         if origin not in ORIGINS:
             raise InvalidValue(f"origin is one of {', '.join(ORIGINS)}, not {describe(origin)}")
-        changes = toml.load(source)
+        self.left_out = {}
+        changes = toml.load(source, self.left_out)
         return self.store.write(_write, self.space, changes, origin, self._now(), toml.name_of(source))
 
     def load_defaults(self, keys: Iterable[str] | None = None) -> list[str]:
@@ -367,19 +371,38 @@ class Config:
         one transaction. Only when asked: prompts are instructions to the models."""
         if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
             raise InvalidType(f"an export's config is a list of {{key, value}} objects, not {describe(rows)}")
-        changes, skipped = _checked_rows(rows)
-        current = self._copy()
-        for _ in CROSS:  # each round drops the keys of one check they fail together
-            problems = _cross({**current.values, **changes}, changes)
-            for cross in CROSS:
-                for key in cross.keys if cross.keys[0] in problems else ():
-                    if key in changes:
-                        skipped[key] = problems[cross.keys[0]]
-                        del changes[key]
+        changes, skipped = settled(rows, self._copy().values)
         written = self.store.write(_write, self.space, changes, "import", self._now(), "the export's config")
         for key, why in skipped.items():
             log.warning("config import skipped %s: %s", key, why)
         return Imported(written, skipped)
+
+
+def settled(
+    rows: Iterable[Mapping[str, Any]], current: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The `{key, value}` rows that pass, key by key and then across keys with the `current` values under
+    them, and each key skipped with why."""
+    changes, skipped = _checked_rows(rows)
+    for _ in CROSS:  # each round drops the keys of one check they fail together
+        problems = _cross({**current, **changes}, changes)
+        for cross in CROSS:
+            for key in cross.keys if cross.keys[0] in problems else ():
+                if key in changes:
+                    skipped[key] = problems[cross.keys[0]]
+                    del changes[key]
+    return changes, skipped
+
+
+def write_imported(conn: sqlite3.Connection, space: str, changes: Mapping[str, Any], now: float) -> int:
+    """Write `settled` changes with origin "import" (a transaction function); a space met for the first
+    time gets every default too."""
+    return _write(conn, space, changes, "import", now, "the imported config")
+
+
+def values_of(conn: sqlite3.Connection, space: str) -> dict[str, Any]:
+    """The values in effect for a space, read inside the caller's transaction."""
+    return _copy(_load_rows(conn, space)).values
 
 
 def _checked_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -18,6 +18,7 @@ A mapping may be given instead of a file, nested the same way or with flat keys 
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -27,8 +28,10 @@ from typing import Any
 import tomli_w
 
 from ..errors import InvalidType, InvalidValue, describe
-from . import keys
+from . import keys, mneme_llm
 from .keys import FREE, KEYS, LISTS, SECTIONS, ConfigError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["dumps", "flatten", "inline", "load", "name_of", "order", "read", "refusal", "template"]
 
@@ -96,14 +99,32 @@ def _dotted(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, A
             yield f"{prefix}{key}", value
 
 
-def load(source: Source) -> dict[str, Any]:
+def load(source: Source, left_out: dict[str, str] | None = None) -> dict[str, Any]:
     """A config's flat keys with their values checked one by one, or `ConfigError` naming every bad key.
 
-    Checks across keys (the mood's band) need the values already in effect, so `Config` runs them.
+    A mneme-llm config is read too (`mneme_llm`): what has an equivalent is mapped, and each key without
+    one is logged and, when `left_out` is given, put there with why. Checks across keys (the mood's band)
+    need the values already in effect, so `Config` runs them.
     """
     data, name = read(source)
     flat, problems = flatten(data)
-    return check_all(flat, name, problems)
+    try:
+        return check_all(flat, name, problems)
+    except ConfigError as refused:
+        if not mneme_llm.speaks_mneme_llm(flat, refused.problems):
+            raise
+    translated = mneme_llm.translate(flat)
+    values = check_all(translated.values, f"{name} (read as a mneme-llm config)")
+    if translated.left_out:
+        log.warning(
+            "%s is a mneme-llm config: %d keys have no equivalent in Mneme and are left out: %s",
+            name,
+            len(translated.left_out),
+            "; ".join(f"{key} ({why})" for key, why in translated.left_out.items()),
+        )
+    if left_out is not None:
+        left_out.update(translated.left_out)
+    return values
 
 
 def check_all(flat: Mapping[str, Any], name: str, problems: dict[str, str] | None = None) -> dict[str, Any]:
@@ -142,7 +163,10 @@ def inline(value: Any, *, top: bool = False) -> str:
         return f"{{ {inner} }}" if inner else "{}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(inline(v) for v in value) + "]"
-    written = tomli_w.dumps({"v": value}, multiline_strings=top)
+    # tomli-w writes a carriage return raw in a multi-line string, where TOML readers may turn "\r\n"
+    # into "\n"; such a text is written on one line, with the return escaped.
+    multiline = top and not (isinstance(value, str) and "\r" in value)
+    written = tomli_w.dumps({"v": value}, multiline_strings=multiline)
     return written[len("v = ") : -1]
 
 

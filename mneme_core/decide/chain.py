@@ -193,6 +193,18 @@ class Chain:
         stats.rested_until = self._clock() + self.rest
         log.warning("decision tier %s failed (%s); resting it for %g s", name, stats.last_error, self.rest)
 
+    def absorb(self, other: Chain) -> None:
+        """Count in this chain's report what `other` did: a chain made for one call (a per-call model in
+        place of the companion's own) reports under the tier names it shares with this one. Resting stays
+        each chain's own, so a per-call model that fails does not silence the companion's."""
+        for name, stats in other._stats.items():
+            mine = self._stats.get(name)
+            if mine is None or mine is stats:
+                continue
+            for counted in ("answered", "abstained", "failed", "unavailable", "skipped"):
+                setattr(mine, counted, getattr(mine, counted) + getattr(stats, counted))
+            mine.last_error = stats.last_error or mine.last_error
+
     def resting(self, name: str) -> bool:
         """Whether the tier of that name is being rested now."""
         until = self._stats[name].rested_until

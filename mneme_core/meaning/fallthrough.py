@@ -117,7 +117,10 @@ class Tiers:
         """The embeddings tier (if the companion has an embedder) and each registered tier's, checked."""
         tiers: list[Any] = [EmbeddingsTier(mneme.meaning)] if mneme.meaning is not None else []
         registry = mneme.plugins.tiers
+        left_out = getattr(mneme, "left_out_tiers", frozenset())  # `meaning_micro=False` and the like
         for name, factory in registry.items():
+            if name in left_out:
+                continue
             plugin = registry.owner(name)
             try:
                 tier = factory(mneme)

@@ -154,8 +154,11 @@ def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise InvalidType(f"{what} must be a string, not {type(value).__name__}")
     cleaned = text.clip(text.clean(value), TEXT_LIMIT)
-    if not cleaned:
-        raise InvalidValue(f"{what} must not be empty or only spaces and control characters")
+    if text.is_blank(cleaned):
+        raise InvalidValue(
+            f"{what} must show something: not empty, and not only spaces, control characters, joiners or "
+            f"combining marks ({describe(value)})"
+        )
     return cleaned
 
 

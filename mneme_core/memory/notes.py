@@ -23,6 +23,7 @@ import json
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import tzinfo
+from typing import Any
 
 from .. import dates, text
 from ..store.schema import LIVE, LIVE_N
@@ -48,6 +49,16 @@ class Rules:
     daily_quota: int = 8
     max_notes: int = 50_000
     zone: tzinfo | None = None
+
+    @classmethod
+    def of(cls, settings: Any) -> Rules:
+        """The rules a companion's settings (`config.Settings`) give."""
+        return cls(
+            half_life_days=settings.half_life_days,
+            daily_quota=settings.daily_quota,
+            max_notes=settings.max_notes,
+            zone=settings.zone,
+        )
 
 
 def fold_hash(note_text: str) -> int:
@@ -94,7 +105,7 @@ def keep(
     ).fetchall():
         old = note_of(subject, row)
         if text.fold(old.text) == same and (fields.key is None or old.key in (None, fields.key)):
-            return _merge(conn, sid, old, fields)
+            return merge(conn, sid, old, fields)
     if fields.source == "auto" and fields.importance < 4:
         since = dates.day_start(now, rules.zone)
         (today,) = conn.execute(
@@ -213,7 +224,7 @@ def _replace_with(conn: sqlite3.Connection, sid: int, old: Note, newer: int) -> 
     index.remove(conn, sid, old.id, old.text, old.key, old.gloss)
 
 
-def _merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tuple[str, Note]:
+def merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tuple[str, Note]:
     """The same text again: keep one note, with the best of both."""
     merged = replace(old, importance=max(old.importance, new.importance), gloss=old.gloss or new.gloss)
     takes_key = new.key is not None and old.key != new.key
@@ -457,14 +468,38 @@ def leading(conn: sqlite3.Connection, space: str, subject: str, limit: int) -> l
 
 
 def history(conn: sqlite3.Connection, space: str, subject: str, key: str) -> list[Note]:
-    """Every version of a key, forgotten ones included, oldest first."""
+    """Every version of a key, forgotten ones included, oldest first, in the order they replaced each
+    other: the live note (if any) is last, and an older note that took the key over comes after the ones
+    it replaced. Versions no link orders keep the order they were written in."""
     sid = subject_id(conn, space, subject)
     if sid is None:
         return []
     rows = conn.execute(
         f"select {COLUMNS} from notes where subject_id = ? and key = ? order by created_at, id", (sid, key)
     )
-    return [note_of(subject, row) for row in rows]
+    found = [note_of(subject, row) for row in rows]
+    ahead = _versions_ahead({n.id: n.superseded_by for n in found})
+    return sorted(found, key=lambda n: -ahead[n.id])  # stable: creation order among equals
+
+
+def _versions_ahead(successor: dict[int, int | None]) -> dict[int, int]:
+    """For each version, how many versions replaced it after it, following `superseded_by` links (a
+    link out of the key, or -1, ends a chain). One pass over every chain, so a key with 100,000
+    versions costs 100,000 steps; a loop of links, which only a damaged file has, counts as its end."""
+    ahead: dict[int, int] = {}
+    for start in successor:
+        path: list[int] = []
+        on_path: set[int] = set()
+        at: int | None = start
+        while at in successor and at not in ahead and at not in on_path:
+            path.append(at)
+            on_path.add(at)
+            at = successor[at]
+        count = ahead.get(at, 0) if at in successor else -1  # type: ignore[arg-type]
+        for version in reversed(path):
+            count += 1
+            ahead[version] = count
+    return ahead
 
 
 def get(conn: sqlite3.Connection, space: str, note_id: int) -> Note | None:

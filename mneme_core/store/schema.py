@@ -334,9 +334,11 @@ def check(conn: sqlite3.Connection, path: str, plugged: tuple[Migration, ...] = 
     steps = (*MIGRATIONS, *plugged)
     tables = _tables(conn)
     if "memories" in tables and "meta" in tables and "migrations" not in tables:
+        row = conn.execute("select value from meta where key = 'schema_version'").fetchone()
         raise SchemaError(
-            f"{path} was written by mneme-llm, not Mneme: export it with `mneme-llm export --out data.json` "
-            "and bring it over with Mneme's import_data"
+            f"{path} was written by mneme-llm (schema {row[0] if row else 'unknown'}), not Mneme: Mneme(...) "
+            "converts mneme-llm 0.1.0's files (schema 1) in place after a backup copy; for another, export "
+            "it with `mneme-llm export --out data.json` and `mneme import data.json`"
         )
     if tables and "migrations" not in tables:
         raise SchemaError(
