@@ -53,7 +53,7 @@ from mneme_discord import DiscordSettings
 from mneme_discord.cog import MnemeCog
 
 from mneme_core import Mneme
-from mneme_core.runner import run_bot
+from mneme_core.bot import run_bot
 
 PERSONA = "You are Mio, a warm and curious companion. Keep replies short."
 QUIET = discord.AllowedMentions.none()  # a reply can never ping @everyone

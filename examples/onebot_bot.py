@@ -29,8 +29,7 @@ from typing import Any
 from mneme_onebot import OneBotAdapter
 
 from mneme_core import Mneme
-from mneme_core.adapters import Incoming
-from mneme_core.runner import Runner, RunnerSettings, close_model, model_from_config
+from mneme_core.bot import Incoming, Runner, RunnerSettings, close_model, model_from_config
 
 PERSONA = "You are Mio, a warm companion who remembers what people tell you."
 

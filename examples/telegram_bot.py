@@ -24,7 +24,7 @@
 3. No token at hand: `python examples/telegram_bot.py offline` plays a two-day conversation against an
    offline Bot API (`mneme_telegram.testing`): day 1 through the adapter answering by itself, day 2 through
    your own bot with the middleware, on the same file, and prints what the bot sent and remembered. The
-   judge is the demo's scripted one (`mneme_core.demo`), so what is kept goes through the real engine.
+   judge is the demo's scripted one (`mneme_core.bot.demo`), so what is kept goes through the real engine.
 
 From a checkout without installing, put the adapters on the path: `PYTHONPATH=adapters python examples/...`.
 
@@ -41,13 +41,13 @@ import sys
 import tempfile
 from typing import Any
 
-from mneme_core.demo import DAYS, START, ScriptedMemory
 from mneme_telegram import TelegramAdapter, install, remembered
 from telegram import Update
 from telegram.ext import Application, ContextTypes, MessageHandler, filters
 
 from mneme_core import Mneme
-from mneme_core.runner import Runner, RunnerSettings, run_bot
+from mneme_core.bot import Runner, RunnerSettings, run_bot
+from mneme_core.bot.demo import DAYS, START, ScriptedMemory
 
 PERSONA = "You are Mio, a warm and curious companion. Keep replies short."
 
@@ -70,10 +70,10 @@ def own_bot(app: Application[Any, Any, Any, Any, Any, Any], mneme: Mneme) -> Non
     @remembered  # aobserve runs after this returns, off the reply's path
     async def chat(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Any:
         memory = context.memory  # type: ignore[attr-defined]
-        if not memory.addressed:
-            return None  # in a group, only when mentioned, replied to or named
+        if memory is None or not memory.addressed:
+            return None  # from nobody (a channel post, an anonymous admin); in a group, only when addressed
         async with memory.typing():
-            answer = await my_model(PERSONA + "\n\n" + memory.block, memory.text)
+            answer = await my_model(PERSONA + "\n\n" + await memory.prompt(), memory.text)
         return await memory.reply(answer)  # plain text, split to fit, flood control obeyed
 
     app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, chat))

@@ -10,7 +10,8 @@ one export twice adds nothing the second time. Links between versions of a key a
 Among live notes the usual rules hold after an import: one live note per key (the newest wins) and no live
 text twice.
 
-The moods, their timelines and the relationships travel too (see `mood.moods.import_rows` and
+The conversations' lines travel too (`transcript.lines`: lenient, and idempotent like the notes), and the
+moods, their timelines and the relationships (see `mood.moods.import_rows` and
 `relations.import_rows`: lenient, and idempotent like the notes). mneme-llm's export (`"mneme_llm": 1`, rows
 under `memories`) is read the same way, so its users can move.
 """
@@ -30,6 +31,7 @@ from .mood import MoodSettings
 from .mood import moods as mood_store
 from .relations import RelationSettings
 from .store.schema import LIVE
+from .transcript import lines
 
 FORMAT = "mneme_bots"
 VERSION = 1
@@ -73,6 +75,7 @@ def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
         "profiles": [{"subject": s, "text": t, "updated_at": u} for s, t, u in profiles],
         **mood_store.export_rows(conn, space),
         "relationships": relations.export_rows(conn, space),
+        "lines": lines.export_rows(conn, space),
     }
 
 
@@ -85,6 +88,7 @@ class Rows:
     moods: list[Mapping[str, Any]] = field(default_factory=list)
     mood_events: list[Mapping[str, Any]] = field(default_factory=list)
     relationships: list[Mapping[str, Any]] = field(default_factory=list)
+    lines: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def parse(data: object) -> Rows:
@@ -103,7 +107,8 @@ def parse(data: object) -> Rows:
     found.moods = data.get("moods") or []
     found.mood_events = data.get("mood_events") or []
     found.relationships = data.get("relationships") or []
-    for name in ("notes", "profiles", "moods", "mood_events", "relationships"):
+    found.lines = data.get("lines") or []
+    for name in ("notes", "profiles", "moods", "mood_events", "relationships", "lines"):
         rows = getattr(found, name)
         if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
             raise InvalidValue(f"an export's {name} are a list of JSON objects")
@@ -291,6 +296,7 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
             notes.prune(conn, sid, newest, live, now, rules.notes)
     mood_store.import_rows(conn, space, rows.moods, rows.mood_events, now, rules.mood)
     relations.import_rows(conn, space, rows.relationships, now, rules.relations)
+    lines.import_rows(conn, space, rows.lines)
     return importer.added
 
 

@@ -10,13 +10,16 @@ model call around `prompt_for` and `observe`.
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import discord
 import discord.ext.test as dpytest
+import mneme_discord
 import pytest
+from discord.ext import commands
 from discord.ext.test import factories
 from discord_harness import World, bot_member, channel, member, post, world_of
 
@@ -266,3 +269,64 @@ async def test_a_host_bot_makes_its_own_model_call_around_prompt_for_and_observe
         await made.bot.unload_extension("mneme_discord")
         made.mneme.close()
         await dpytest.empty_queue()
+
+
+# -- the host's commands, failures of the memory, Red's data contract -------------------------------------
+
+
+async def test_the_hosts_prefix_commands_are_not_answered_as_conversation(world: World) -> None:
+    @world.bot.command()
+    async def ping(ctx: Any) -> None:
+        await ctx.send("pong")
+
+    world.bot.command_prefix = commands.when_mentioned_or("!")
+    leo = member("Leo")
+    dm = await leo.create_dm()
+    await dpytest.message("!ping", channel=dm, member=leo)
+    await world.settle()
+    assert world.sent.texts() == ["pong"]  # the command answered, and nothing else
+    await mention(world, "Leo", "ping")
+    await world.settle()
+    assert world.sent.texts() == ["pong", "pong"]
+    await dpytest.message("ping me later", channel=dm, member=leo)
+    await world.settle()
+    assert world.sent.texts()[-1] == "re: ping me later"  # a command's name without its prefix is talk
+
+
+async def test_prompt_for_gives_nothing_when_the_memory_fails(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    made = await world_of(db_path, clock, monkeypatch, answer=False)
+    try:
+
+        async def broken(*args: Any, **kwargs: Any) -> str:
+            raise OSError("database is locked")
+
+        monkeypatch.setattr(made.mneme, "aprompt", broken)
+        leo = member("Leo")
+        dm = await leo.create_dm()
+        said = await dpytest.message("hello", channel=dm, member=leo)
+        assert await made.cog.prompt_for(said) == ""  # the host's reply goes on without the block
+        assert "prompt for discord:" in caplog.text and "database is locked" in caplog.text
+        assert made.cog.runner.report()["prompt_failed"] == 1
+    finally:
+        await made.bot.unload_extension("mneme_discord")
+        made.mneme.close()
+        await dpytest.empty_queue()
+
+
+async def test_red_deletes_and_gives_a_persons_data(world: World) -> None:
+    leo = member("Leo")
+    dm = await leo.create_dm()
+    await dpytest.message("I adopted a cat called Mochi!", channel=dm, member=leo)
+    await world.settle()
+    assert world.notes("Leo") == ["Leo adopted a cat called Mochi."]
+    given = await world.cog.red_get_data_for_user(user_id=leo.id)
+    data = json.loads(given["mneme_memory.json"].getvalue())
+    assert [note["text"] for note in data["notes"]] == ["Leo adopted a cat called Mochi."]
+    assert "I adopted a cat called Mochi!" in [line["text"] for line in data["lines"]]
+    await world.cog.red_delete_data_for_user(requester="discord_deleted_user", user_id=leo.id)
+    await world.settle()
+    assert world.notes("Leo") == []
+    assert world.mneme.transcript.lines_of(world.subject("Leo")) == []
+    assert mneme_discord.__red_end_user_data_statement__.startswith("This cog keeps")

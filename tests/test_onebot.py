@@ -256,6 +256,22 @@ async def test_a_private_conversation_is_remembered_across_two_days(start, clock
     assert ("sent", "onebot:qq:10001") in bot.steps.seen
 
 
+async def test_an_image_is_marked_and_an_image_alone_is_still_answered(start) -> None:
+    bot = await start()
+    peer = await bot.connect()
+    picture = {"type": "image", "data": {"file": "abc.jpg", "url": "http://example.invalid/abc.jpg"}}
+    await peer.event(v11([picture], mid=21))  # an image and nothing else
+    action = await peer.serve(message_id=910)
+    assert text(action["params"]["message"]) == "re: [image]"
+    words = {"type": "text", "data": {"text": "look at Mochi"}}
+    await peer.event(v11([words, picture, {"type": "file", "data": {"name": "vet bill.pdf"}}], mid=22))
+    action = await peer.serve(message_id=911)
+    assert text(action["params"]["message"]) == "re: look at Mochi [image] [file: vet bill.pdf]"
+    await peer.event(v11("[CQ:image,file=xyz.png]", mid=23))  # the string form too
+    action = await peer.serve(message_id=912)
+    assert text(action["params"]["message"]) == "re: [image]"
+
+
 # -- groups ---------------------------------------------------------------------------------------------
 
 

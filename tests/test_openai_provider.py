@@ -16,6 +16,8 @@ import mneme_openai
 import pytest
 from mneme_openai.provider import OpenAIProvider, ProviderError, _retry_after
 
+from mneme_core import InvalidValue, Mneme
+from mneme_core.bot import Adapter, BotSettings, Incoming, Runner
 from mneme_core.plugins import make_manager
 from mneme_core.runner import build_model
 
@@ -273,3 +275,40 @@ async def test_registered_through_register_providers(endpoint: Endpoint) -> None
     model = build_model(manager, None, {"openai": {"base_url": endpoint.url, "model": "m"}})
     assert isinstance(model, OpenAIProvider)
     assert await model.complete("s", "u") == "from the config"
+
+
+async def test_a_bot_sends_the_conversation_as_chat_messages(endpoint: Endpoint, tmp_path, clock) -> None:
+    endpoint.answer(Reply(body=completion("Nice to meet you, Leo!")))
+    model = provider(endpoint)
+    mneme = Mneme(tmp_path / "chat.db", space="chat", clock=clock, zone="UTC")
+    runner = Runner(mneme, model, settings=BotSettings(persona="You are Mio."))
+    adapter = Recording()
+    try:
+        for said in ("Hi, I'm Leo.", "My sister is called Leah.", "What is my sister called?"):
+            await runner.handle(adapter, Incoming(platform="test", user_id="1", user_name="Leo", text=said))
+        sent = endpoint.requests[-1]["json"]["messages"]
+        assert sent[0]["role"] == "system" and sent[0]["content"].startswith("You are Mio.")
+        assert [(m["role"], m["content"]) for m in sent[1:]] == [
+            ("user", "Hi, I'm Leo."),
+            ("assistant", "Nice to meet you, Leo!"),
+            ("user", "My sister is called Leah."),
+            ("assistant", "Nice to meet you, Leo!"),
+            ("user", "What is my sister called?"),
+        ]
+        with pytest.raises(InvalidValue, match="a chat message has a role"):
+            await model.chat([{"role": "tool", "content": "x"}])
+    finally:
+        await runner.aclose()
+        await model.aclose()
+        await mneme.aclose()
+
+
+class Recording(Adapter):
+    name = "test"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    async def send(self, incoming: Incoming, text: str) -> None:
+        self.sent.append(text)

@@ -217,3 +217,118 @@ def test_install_twice_is_refused(mneme: Mneme) -> None:
         install(host.app, mneme)
     with pytest.raises(ValueError, match="no command 'memroy'"):
         install(Application.builder().token("1:x").build(), mneme, commands=["memroy"])
+
+
+# -- bounded waits (the bot layer's turn service under the middleware) ----------------------------------
+
+
+def hang_for(mneme: Mneme, subject: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memory hangs for one person: their `aprompt` never returns."""
+    real = mneme.aprompt
+
+    async def aprompt(who: str, *args: Any, **kwargs: Any) -> str:
+        if who == subject:
+            await asyncio.sleep(3600)
+        return await real(who, *args, **kwargs)
+
+    monkeypatch.setattr(mneme, "aprompt", aprompt)
+
+
+async def test_one_persons_hung_memory_never_stalls_the_application(
+    mneme: Mneme, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mneme.remember("telegram:1002", "Ana plays the cello.", kind="fact", importance=4)
+    mneme.config.set("bot.prompt_timeout", 0.5)
+    hang_for(mneme, LEO_SUBJECT, monkeypatch)
+    host = Host(mneme)
+    blocks: list[str] = []
+
+    @remembered
+    async def chat(update: Update, context: Any) -> Any:
+        blocks.append(context.memory.block)
+        return await context.memory.reply("ok")
+
+    host.app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, chat))
+    async with host:
+        # Sequential processing, as PTB does by default: Ana's update comes after Leo's hung one.
+        await asyncio.wait_for(host.send(host.chats.text("hello?", LEO)), 5)
+        await asyncio.wait_for(host.send(host.chats.text("hi Mio", ANA)), 5)
+        await host.middleware.drain(5)
+    assert blocks[0] == ""  # Leo's reply went without the block it could not get in time
+    assert "Ana plays the cello." in blocks[1]
+    assert host.api.texts() == ["ok", "ok"]
+    assert host.middleware.turns.report()["prompt_timeout"] == 1
+
+
+async def test_app_stop_returns_while_an_observe_hangs_and_the_exchange_waits(
+    mneme: Mneme, clock: Any
+) -> None:
+    host = Host(mneme, judge=lambda system, user: judge.complete(system, user))
+    judge = GatedJudge(host.api, "never written")  # its gate never opens: the judge hangs
+
+    @remembered
+    async def chat(update: Update, context: Any) -> Any:
+        return await context.memory.reply("Noted!")
+
+    host.app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, chat))
+    await host.app.initialize()
+    await host.app.start()
+    await host.send(host.chats.text("I start a new job on Monday", LEO))
+    await host.api.called("sendMessage")
+    for _ in range(100):  # until the judge is being asked
+        if judge.asked:
+            break
+        await asyncio.sleep(0.01)
+    assert judge.asked
+    await asyncio.wait_for(host.app.stop(), 5)  # never waits on the hung observe
+    await host.app.shutdown()
+    await host.middleware.aclose(0.1)
+    assert host.middleware.turns.report()["observes_kept_for_next_start"] == 1
+    clock.advance(mneme.config.get("bot.observe_timeout") + 31)  # its lease runs out
+    assert mneme.transcript.due() == [LEO_SUBJECT]  # kept, to be observed by the next start
+
+
+async def test_remembered_does_not_tell_the_news_to_a_group_message_not_addressed(mneme: Mneme) -> None:
+    mneme.feel(LEO_SUBJECT, delta=-15, emotions={"worried": 40}, reason="Leo sounded tired")
+    host = Host(mneme)
+    blocks: list[str | None] = []
+
+    @remembered
+    async def everything(update: Update, context: Any) -> None:
+        blocks.append(context.memory.block)
+
+    host.app.add_handler(MessageHandler(filters.TEXT, everything))
+    async with host:
+        await host.send(host.chats.text("anyone up for lunch?", LEO, group()))
+    assert blocks and "Leo sounded tired" in (blocks[0] or "")  # the host may answer it: the block is there
+    assert mneme.news(LEO_SUBJECT, mark=False) is not None  # and the news is still to be told
+
+
+async def test_the_examples_handler_skips_an_update_from_nobody(mneme: Mneme) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "telegram_bot.py"
+    spec = importlib.util.spec_from_file_location("telegram_bot_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    host = Host.__new__(Host)
+    api = OfflineAPI()
+    builder = Application.builder().token(api.token).request(api).get_updates_request(api)
+    host.api, host.app, host.chats, host.seen = api, builder.updater(None).build(), Chats(), []
+    example.own_bot(host.app, mneme)
+    host.middleware = middleware_of(host.app)
+    errors: list[BaseException] = []
+
+    async def caught(update: object, context: Any) -> None:
+        errors.append(context.error)
+
+    host.app.add_error_handler(caught)
+    anonymous = host.chats.text("hello all", LEO, group())
+    anonymous["message"]["sender_chat"] = {"id": -100123, "type": "supergroup", "title": "Friends"}
+    async with host:
+        await host.send(anonymous)  # an anonymous admin: nobody to remember, nothing to answer
+        await host.send(host.chats.text("hi there", LEO))
+        await host.middleware.drain(5)
+    assert errors == []
+    assert api.texts() == ["Tell me more!"]

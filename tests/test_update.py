@@ -88,7 +88,7 @@ def test_what_an_update_says_happened(mneme: Mneme, db_path):
     [
         ((0, "x"), {}, "id is a whole number of 1 or more"),
         (("1", "x"), {}, "id is a whole number"),
-        ((1, ""), {}, "must not be empty"),
+        ((1, ""), {}, "must show something"),
         ((1, 42), {}, "must be a string"),
         ((1, "x"), {"importance": 9}, "importance is a whole number from 1 to 5"),
         ((1, "x"), {"kind": "secret"}, "kind is one of"),

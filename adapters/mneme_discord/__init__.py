@@ -22,10 +22,10 @@ names are read, so listing plugins (and making a `Mneme`) works without either.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from mneme_core import hookimpl
+from mneme_core.lazy import lazy_names
 
 from .settings import DiscordSettings, Opening
 
@@ -44,22 +44,9 @@ __red_end_user_data_statement__ = (
     "them, who they are to it, and the recent lines of its conversations with them. `/memory forget-me` (or "
     "Red's data deletion) erases all of it for good."
 )
-_LAZY = {"DiscordAdapter": "adapter", "MnemeCog": "cog"}
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return _named(name)
-
-
-def _named(name: str) -> Any:
-    """A lazy name, imported once and kept: this package always hands out the class it handed out first
-    (discord.py's `reload_extension` replaces the submodules, not this module's callers' references)."""
-    found = globals().get(name)
-    if found is None:
-        found = globals()[name] = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    return found
+__getattr__ = lazy_names(globals(), {"DiscordAdapter": "adapter", "MnemeCog": "cog"})
 
 
 async def setup(bot: Any) -> None:
@@ -73,4 +60,4 @@ async def setup(bot: Any) -> None:
 def register_adapters(register: Any) -> None:
     """Called by the bot layer when a bot starts (never by the engine), so the adapter's module, and the bot
     layer with it, load only then."""
-    register(_named("DiscordAdapter"))
+    register(__getattr__("DiscordAdapter"))

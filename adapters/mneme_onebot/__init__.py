@@ -5,8 +5,9 @@ WeChat) that speak OneBot. This adapter is the server they connect to by reverse
 to by HTTP POST); see `examples/onebot_bridge.md` for pointing a bridge at it.
 
 Registered through the entry-point group `mneme` (`onebot = "mneme_onebot"`), like a third party's
-plugin; installed with the `onebot` extra (aiohttp). aiohttp is imported only when the adapter starts, so
-listing plugins works without it.
+plugin; installed with the `onebot` extra (aiohttp). aiohttp is imported only when the adapter starts, and
+the adapter (with the bot layer) only when it is made or one of the names below is read, so listing plugins,
+and making a `Mneme`, load neither.
 
 Modules: `cqcode` (the string form of messages), `events` (events as values), `actions` (echo-matched
 actions and bridges across reconnections), `server` (aiohttp), `settings`, `adapter`.
@@ -17,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from mneme_core import hookimpl
+from mneme_core.lazy import lazy_names
 
 from .actions import ActionError, ActionFailed, ActionTimeout
-from .adapter import OneBotAdapter, Route
 from .settings import Settings
 
 __all__ = [
@@ -33,6 +34,10 @@ __all__ = [
 ]
 
 
+__getattr__ = lazy_names(globals(), {"OneBotAdapter": "adapter", "Route": "adapter"})
+
+
 @hookimpl
 def register_adapters(register: Any) -> None:
-    register(OneBotAdapter)
+    """Called by the bot layer when a bot starts (never by the engine)."""
+    register(__getattr__("OneBotAdapter"))

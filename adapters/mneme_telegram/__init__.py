@@ -19,12 +19,12 @@ control, typing), `consent` (opt-outs), `sentences`, `commands`, `middleware`, `
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
 from mneme_core import hookimpl
 from mneme_core.errors import MnemeError
+from mneme_core.lazy import lazy_names
 
 __all__ = [
     "Memory",
@@ -50,16 +50,7 @@ _LAZY = {
 MISSING = 'the Telegram adapter needs python-telegram-bot 22: pip install "mneme-bots[telegram]"'
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        module = importlib.import_module(f".{_LAZY[name]}", __name__)
-    except ModuleNotFoundError as err:
-        if err.name == "telegram" or (err.name or "").startswith("telegram."):
-            raise ImportError(MISSING) from err
-        raise
-    return getattr(module, name)
+__getattr__ = lazy_names(globals(), _LAZY, needs=("telegram", MISSING))
 
 
 def make_adapter(settings: Mapping[str, Any] | None = None) -> Any:

@@ -111,6 +111,7 @@ class Turns:
         self._track_event = track
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+        self._keeping: dict[str, asyncio.Future[None]] = {}
         self._slots: asyncio.Semaphore | None = None
         self._sweeper: asyncio.TimerHandle | None = None
         self._started = False
@@ -131,11 +132,27 @@ class Turns:
         return Turn(incoming, subject, conversation_of(incoming, subject), self.wants_reply(incoming))
 
     async def keep(self, turn: Turn) -> Turn:
-        """The turn with the person's line kept (within `prompt_timeout`; as it was when that failed)."""
+        """The turn with the person's line kept (within `prompt_timeout`; as it was when that failed).
+        Lines of one conversation are kept in the order they were handed over, whoever hands them over
+        (a context line in the background, an answered one in a lane): each waits for the one before it
+        in its conversation, at most `prompt_timeout`."""
         self.start()
-        incoming = turn.incoming
-        if not incoming.text.strip():
+        if not turn.incoming.text.strip():
             return turn
+        previous = self._keeping.get(turn.conversation)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._keeping[turn.conversation] = mine
+        try:
+            if previous is not None:
+                await asyncio.wait([previous], timeout=self.settings.prompt_timeout)
+            return await self._keep(turn)
+        finally:
+            mine.set_result(None)
+            if self._keeping.get(turn.conversation) is mine:
+                del self._keeping[turn.conversation]
+
+    async def _keep(self, turn: Turn) -> Turn:
+        incoming = turn.incoming
         line = await self._bounded(
             "line",
             turn.subject,

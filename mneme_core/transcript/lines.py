@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..memory import notes
+from ..memory.note import subject_or_none
 
 __all__ = [
     "ASSISTANT",
@@ -197,8 +198,8 @@ def import_rows(conn: sqlite3.Connection, space: str, rows: Iterable[object]) ->
         number = isinstance(at, int | float) and not isinstance(at, bool)
         if conversation is None or said is None or role not in ROLES or not number or at != at:
             continue
-        subject = row.get("subject") if role == USER else None
-        if subject is not None and not isinstance(subject, str):
+        subject = subject_or_none(row.get("subject")) if role == USER else None
+        if role == USER and subject is None:
             continue
         known = conn.execute(
             "select id from lines where space = ? and conversation = ? and role = ? and at = ? and text = ?",
