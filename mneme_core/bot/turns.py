@@ -319,7 +319,7 @@ class Turns:
             options["complete"] = self.judge
         if claimed.moved:
             options["mood"] = False
-        error, moved = "", claimed.moved
+        error, moved, kept = "", claimed.moved, 0
         try:
             async with self._slots:
                 observation = await asyncio.wait_for(
@@ -337,6 +337,7 @@ class Turns:
         else:
             # An engine of our own says what happened (`Observation`); anything else that returned is done.
             said_error = getattr(observation, "error", "") or ""
+            kept = len(getattr(observation, "notes", None) or ())
             moved = moved or getattr(observation, "mood", None) is not None
             judged = (
                 moved
@@ -349,7 +350,7 @@ class Turns:
         if not error:
             await self._bounded("done", subject, self.keeper.adone(claimed), None)
             self.counts["observed"] += 1
-            await self._track("observed", claimed, source=claimed.source)
+            await self._track("observed", claimed, notes=kept, mood=moved, attempt=claimed.attempts + 1)
             return True
         return await self._failed(claimed, error, moved)
 
