@@ -122,11 +122,11 @@ class MnemeCog(commands.Cog, name="Mneme"):
         opening = self._given.opening or Opening.from_env()
         if self.mneme is None:
             self.mneme = getattr(self.bot, "mneme", None)
-        if self.mneme is None:
+        opened = self.mneme is None
+        if opened:
             mneme = await asyncio.to_thread(Mneme, opening.db, space=opening.space, config=opening.config)
             self.mneme = mneme
             self._closers.append(mneme.aclose)
-            await mneme.plugins.astartup(mneme)
             log.info("opened %s (space %s) for Discord", opening.db, opening.space)
         if self.adapter is None:
             table = self.mneme.config.table(TABLE)
@@ -135,6 +135,8 @@ class MnemeCog(commands.Cog, name="Mneme"):
             self.adapter = DiscordAdapter(table, bot=self.bot, options=self.settings)
         if self.runner is None:
             self.runner = self._make_runner(self.mneme, opening)
+        if opened:  # an engine of its own starts with the cog (a host's engine, with its host)
+            await self.runner.astart()
         if self.settings.answer and isinstance(self.runner.model, OfflineModel):
             log.warning("no model is configured: the offline stand-in answers on Discord")
 

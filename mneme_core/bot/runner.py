@@ -333,6 +333,11 @@ class Runner:
         stopped = await self.turns.aclose(0)
         self.counts["cancelled_at_shutdown"] += len(left) + stopped
 
+    async def astart(self) -> None:
+        """Tell plugins the companion starts serving (`startup`, once) and begin observing what waits."""
+        await self.plugins.astartup(self.mneme)
+        self.turns.start()
+
     def stop_soon(self) -> None:
         """Ask `serve` to stop (an adapter whose source ended, a signal)."""
         self._stop.set()
@@ -349,8 +354,7 @@ class Runner:
                     handled.append(number)
         started: list[Adapter] = []
         try:
-            await self.plugins.astartup(self.mneme)
-            self.turns.start()
+            await self.astart()
             for adapter in adapters:
                 await adapter.start(self)
                 started.append(adapter)
