@@ -1,0 +1,316 @@
+"""Many people at once: P people x T turns of prompt + observe on one file, with a stub model.
+
+A bot serves hundreds of people on one event loop; this measures what the engine costs that loop. Each
+person starts with `--notes` notes (English and Chinese mixed, from `notes.py`). A turn is `aprompt` (the
+memory block for the person's message), the model's reply (a stub: instant, or `--model-ms` late, the
+latency of a real model), then `aobserve` of the exchange, whose judge and note writer are the same stub:
+every exchange is judged worth keeping and the writer keeps one note naming the person and the turn, so the
+notes written can be counted (none lost, none twice).
+
+Two ways to arrive:
+- closed loop (`--mode closed`): every person's T turns start at once, each person's turns one after the
+  other (the throughput when everyone talks at the same moment);
+- open loop (`--mode open --rate R`): messages arrive at R a second (Poisson), each from a person chosen at
+  random among those not mid-turn (the latency a steady stream sees).
+
+`--through turns` runs each turn through the bot layer's turn service instead (`mneme_core.bot.Turns`: the
+line kept in the transcript, the block and the recent lines, the reply kept, the observe queued), which is
+what a bot built on Mneme does.
+
+Printed: turns/s, aprompt and aobserve p50/p95/p99 (ms), the loop's lag (a 2 ms ticker on the same loop:
+how late it woke, max and p99), the notes written against those expected, and the slowest callbacks
+asyncio saw on the loop (debug mode's slow-callback log, `--slow-ms`).
+
+    python benchmarks/concurrent.py                          # 1,000 people x 3 turns, closed, instant stub
+    python benchmarks/concurrent.py --mode open --rate 300 --model-ms 200
+    python benchmarks/concurrent.py --people 100 --through turns
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# ruff: noqa: E402
+# This file's name is the standard library's `concurrent` (asyncio imports concurrent.futures): its own
+# folder must not come first on the path, or `import asyncio` finds this file instead.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import re
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "adapters"), str(ROOT / "plugins")]
+
+from benchmarks.notes import make_notes, make_queries
+from mneme_core import Mneme
+
+TICK = 0.002
+SAID = re.compile(r"(person\d+) turn (\d+)")
+
+
+class Stub:
+    """The model: the reply, the judge and the note writer, each `delay` seconds late."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    async def complete(self, system: str, user: str) -> str:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if "QUESTIONS:" in user:
+            return json.dumps({"mood_change": {"level": "1"}, "worth_remembering": {"probability": 0.9}})
+        found = SAID.search(user)
+        if found is None:  # the reply to the person
+            return "I see, tell me more."
+        who, turn = found.groups()
+        return json.dumps([{"text": f"{who} told me about turn {turn}.", "kind": "episode", "importance": 3}])
+
+    async def chat(self, messages: list[dict[str, str]]) -> str:
+        return await self.complete(messages[0]["content"], messages[-1]["content"])
+
+
+@dataclass
+class Timings:
+    prompt: list[float] = field(default_factory=list)
+    observe: list[float] = field(default_factory=list)
+    turns: int = 0
+
+
+def quantiles(values: list[float]) -> tuple[float, float, float]:
+    if not values:
+        return (0.0, 0.0, 0.0)
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return statistics.median(ordered), at(0.95), at(0.99)
+
+
+async def ticker(lags: list[float], stop: asyncio.Event) -> None:
+    """Sleeps `TICK` over and over, recording how late each wake-up was."""
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        due = loop.time() + TICK
+        await asyncio.sleep(TICK)
+        lags.append(max(0.0, loop.time() - due))
+
+
+def seed(path: str, people: int, notes: int) -> None:
+    """Every person's starting notes, written through the engine's import (one transaction)."""
+    rows = []
+    note_id = 0
+    for p in range(people):
+        lang = "zh" if p % 2 else "en"
+        for note in make_notes(lang, notes, seed=p, now=time.time()):
+            note_id += 1
+            rows.append(
+                {
+                    "id": note_id,
+                    "subject": f"bench:person{p}",
+                    "text": note["text"],
+                    "kind": note["kind"],
+                    "importance": note["importance"],
+                    "happened_at": note["happened_at"],
+                    "created_at": note["happened_at"],
+                    "key": note.get("key"),
+                }
+            )
+    with Mneme(path, space="bench", max_notes=100_000, daily_quota=1000) as m:
+        m.import_data({"mneme_bots": 1, "space": "bench", "notes": rows})
+
+
+async def engine_turn(m: Mneme, who: int, turn: int, query: str, stub: Stub, timings: Timings) -> None:
+    subject, said = f"bench:person{who}", f"person{who} turn {turn}: {query}"
+    began = time.perf_counter()
+    await m.aprompt(subject, query=said, user_name=f"person{who}")
+    timings.prompt.append((time.perf_counter() - began) * 1000)
+    reply = await stub.complete("", said)
+    began = time.perf_counter()
+    await m.aobserve(subject, [(f"person{who}", said), ("Mio", reply)], user_name=f"person{who}")
+    timings.observe.append((time.perf_counter() - began) * 1000)
+    timings.turns += 1
+
+
+def turns_turn(turns: Any) -> Callable[..., Awaitable[None]]:
+    from mneme_core.bot import Incoming
+
+    async def one(m: Mneme, who: int, turn: int, query: str, stub: Stub, timings: Timings) -> None:
+        said = f"person{who} turn {turn}: {query}"
+        incoming = Incoming(platform="bench", user_id=f"person{who}", user_name=f"person{who}", text=said)
+        began = time.perf_counter()
+        begun = await turns.begin(incoming)
+        prompted = await turns.prompt(begun)
+        timings.prompt.append((time.perf_counter() - began) * 1000)
+        reply = await turns.ask(stub, prompted)
+        began = time.perf_counter()
+        await turns.finish(begun, reply)
+        timings.observe.append((time.perf_counter() - began) * 1000)
+        timings.turns += 1
+
+    return one
+
+
+async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
+    stub = Stub(args.model_ms / 1000)
+    m = Mneme(path, space="bench", complete=stub.complete, max_notes=100_000, daily_quota=1000)
+    loop = asyncio.get_running_loop()
+    slow: list[float] = []
+    if args.slow_ms:
+        loop.set_debug(True)
+        loop.slow_callback_duration = args.slow_ms / 1000
+
+        class Catch(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                found = re.search(r"took ([\d.]+) seconds", record.getMessage())
+                if found:
+                    slow.append(float(found.group(1)) * 1000)
+
+        logging.getLogger("asyncio").addHandler(Catch())
+    turns = None
+    one = engine_turn
+    if args.through == "turns":
+        from mneme_core.bot import BotSettings, Turns
+
+        turns = Turns(m, judge=stub.complete, settings=BotSettings.from_config(m.config))
+        one = turns_turn(turns)
+    queries = {lang: make_queries(lang, 64, seed=7) for lang in ("en", "zh")}
+    timings = Timings()
+    lags: list[float] = []
+    stop = asyncio.Event()
+    tick = asyncio.create_task(ticker(lags, stop))
+    rng = random.Random(11)
+
+    def query_for(who: int) -> str:
+        return rng.choice(queries["zh" if who % 2 else "en"])
+
+    began = time.perf_counter()
+    if args.mode == "closed":
+
+        async def person(who: int) -> None:
+            for turn in range(args.turns):
+                await one(m, who, turn, query_for(who), stub, timings)
+
+        await asyncio.gather(*(person(p) for p in range(args.people)))
+    else:
+        busy: set[int] = set()
+        next_turn = [0] * args.people
+        total = args.people * args.turns
+        started = 0
+        running: set[asyncio.Task[None]] = set()
+
+        async def arrive(who: int) -> None:
+            try:
+                await one(m, who, next_turn[who] - 1, query_for(who), stub, timings)
+            finally:
+                busy.discard(who)
+
+        while started < total:
+            await asyncio.sleep(rng.expovariate(args.rate))
+            free = [p for p in range(args.people) if p not in busy and next_turn[p] < args.turns]
+            if not free:
+                continue
+            who = rng.choice(free)
+            busy.add(who)
+            next_turn[who] += 1
+            started += 1
+            task = asyncio.create_task(arrive(who))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        await asyncio.gather(*running)
+    if turns is not None:
+        await turns.drain(600)
+    elapsed = time.perf_counter() - began
+    stop.set()
+    await tick
+    if turns is not None:
+        await turns.aclose(5)
+    notes = await asyncio.to_thread(_written, m)
+    await m.aclose()
+    lag_sorted = sorted(lags) or [0.0]
+    return {
+        "turns": timings.turns,
+        "turns_per_s": timings.turns / elapsed,
+        "prompt_ms": quantiles(timings.prompt),
+        "observe_ms": quantiles(timings.observe),
+        "lag_max_ms": lag_sorted[-1] * 1000,
+        "lag_p99_ms": lag_sorted[min(len(lag_sorted) - 1, int(0.99 * len(lag_sorted)))] * 1000,
+        "notes_written": notes,
+        "notes_expected": args.people * args.turns,
+        "slow_callbacks": len(slow),
+        "slowest_callback_ms": max(slow) if slow else 0.0,
+    }
+
+
+def _written(m: Mneme) -> int:
+    """The notes the stub's writer kept ("personN told me about turn T."), each person's counted once."""
+    return sum(1 for s in m.subjects() for n in m.notes(s) if " told me about turn " in n.text)
+
+
+def table(args: argparse.Namespace, found: dict[str, Any]) -> str:
+    p50, p95, p99 = found["prompt_ms"]
+    o50, o95, o99 = found["observe_ms"]
+    what = f"{args.people} people x {args.turns} turns, {args.mode} loop"
+    if args.mode == "open":
+        what += f" at {args.rate:g}/s"
+    what += f", model {args.model_ms:g} ms, {args.notes} notes each, through {args.through}"
+    rows = [
+        ("turns/s", f"{found['turns_per_s']:,.0f}"),
+        ("aprompt p50 / p95 / p99, ms", f"{p50:.1f} / {p95:.1f} / {p99:.1f}"),
+        ("aobserve p50 / p95 / p99, ms", f"{o50:.1f} / {o95:.1f} / {o99:.1f}"),
+        ("loop lag max / p99, ms", f"{found['lag_max_ms']:.1f} / {found['lag_p99_ms']:.1f}"),
+        ("notes written / expected", f"{found['notes_written']} / {found['notes_expected']}"),
+    ]
+    if args.slow_ms:
+        rows.append(
+            (
+                f"callbacks over {args.slow_ms:g} ms (slowest)",
+                f"{found['slow_callbacks']} ({found['slowest_callback_ms']:.0f} ms)",
+            )
+        )
+    lines = [f"### {what}", "", "| | |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    # Installed plugins stay out unless asked for: the stub cannot gloss notes for the unify tier.
+    os.environ.setdefault("MNEME_LOAD_PLUGINS", "")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--people", type=int, default=1000)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--notes", type=int, default=30, help="notes each person starts with")
+    parser.add_argument("--mode", choices=("closed", "open"), default="closed")
+    parser.add_argument("--rate", type=float, default=300.0, help="messages a second (open loop)")
+    parser.add_argument("--model-ms", type=float, default=0.0, help="the stub model's latency")
+    parser.add_argument("--through", choices=("engine", "turns"), default="engine")
+    parser.add_argument("--slow-ms", type=float, default=0.0, help="count loop callbacks slower than this")
+    parser.add_argument("--keep", default=None, help="use (and keep) this file; seeded if new")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mneme-concurrent-") as scratch:
+        path = args.keep or os.path.join(scratch, "bench.db")
+        if not os.path.exists(path):
+            seeding = time.perf_counter()
+            seed(path, args.people, args.notes)
+            print(f"seeded {args.people} x {args.notes} notes in {time.perf_counter() - seeding:.1f} s")
+        found = asyncio.run(run(args, path))
+    print(table(args, found))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), **found}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
