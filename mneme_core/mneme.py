@@ -29,7 +29,7 @@ from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes
-from .memory.note import KINDS, Note, NoteFields, count_of, key_of, subject_of
+from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, subject_of
 from .memory.recall import Ask, Recall, Trace, rank
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -474,7 +474,7 @@ class Mneme(CompanionVerbs):
         if (id is None) == (key is None):
             raise InvalidValue("forget takes exactly one of id or key")
         if id is not None:
-            count_of("id", id, low=1)
+            count_of("id", id, low=1, high=MAX_ID)
         else:
             key = key_of(key)
         return notes.forget, self.space, subject_of(subject), id, key, self._now()
@@ -540,7 +540,7 @@ class Mneme(CompanionVerbs):
         return self.store.read(notes.history, self.space, subject_of(subject), normal)
 
     def get(self, id: int) -> Note | None:
-        return self.store.read(notes.get, self.space, count_of("id", id, low=1))
+        return self.store.read(notes.get, self.space, count_of("id", id, low=1, high=MAX_ID))
 
     def subjects(self) -> list[str]:
         """Everyone this companion has a live note about."""

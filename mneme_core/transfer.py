@@ -24,8 +24,9 @@ from typing import Any
 
 from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
+from .finite import finite
 from .memory import index, notes
-from .memory.note import NoteFields, subject_or_none
+from .memory.note import MAX_COUNT, NoteFields, subject_or_none
 from .mood import MoodSettings
 from .mood import moods as mood_store
 from .relations import RelationSettings
@@ -159,9 +160,7 @@ class _Importer:
             return
         recalled = dates.seconds_or_none(row.get("recalled_at"))
         recalls = row.get("recalls")
-        recalls = (
-            recalls if isinstance(recalls, int) and not isinstance(recalls, bool) and recalls >= 0 else 0
-        )
+        recalls = recalls if isinstance(recalls, int) and 0 <= recalls <= MAX_COUNT else 0
         (note_id,) = self.conn.execute(
             "insert into notes(subject_id, kind, key, text, importance, feeling, happened_at, created_at, "
             "recalled_at, recalls, superseded_by, deleted_at, source, gloss, fold) "
@@ -268,4 +267,5 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
 
 
 def _order(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+    found = finite(value)
+    return float("inf") if found is None else found
