@@ -496,7 +496,9 @@ class Mneme(CompanionVerbs):
 
     def purge(self, subject: str | None = None) -> int:
         """Erase hidden and replaced notes for good (every person's when no subject is given)."""
-        return self.store.write(notes.purge, self.space, None if subject is None else subject_of(subject))
+        subject = None if subject is None else subject_of(subject)
+        self.recall_log.flush()  # what waits is written first, so purge takes the notes out of it too
+        return self.store.write(notes.purge, self.space, subject)
 
     def erase(self, subject: str) -> int:
         """ "Forget me": everything about a person, for good; returns how many notes were erased."""

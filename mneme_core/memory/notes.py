@@ -19,6 +19,7 @@ The write rules, in the order they apply to a new note:
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import tzinfo
@@ -238,7 +239,9 @@ def forget(
 
 
 def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
-    """Erase hidden and replaced notes for good (the whole space when no subject is given)."""
+    """Erase hidden and replaced notes for good (the whole space when no subject is given), and with them
+    what only they referred to: the words no live note has (`index.drop_unused`), and the recall log's
+    mentions of them (a log row that chose nothing else goes). Their vectors go by trigger."""
     if subject is None:
         sids = [row[0] for row in conn.execute("select id from subjects where space = ?", (space,))]
     else:
@@ -246,11 +249,35 @@ def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
         sids = [] if sid is None else [sid]
     removed = 0
     for sid in sids:
-        removed += conn.execute(
-            "delete from notes where subject_id = ? and not (" + LIVE + ")",
-            (sid,),
-        ).rowcount
+        gone = {
+            row[0]
+            for row in conn.execute(
+                f"delete from notes where subject_id = ? and not ({LIVE}) returning id", (sid,)
+            )
+        }
+        if gone:
+            removed += len(gone)
+            _unlog(conn, sid, gone)
+        index.drop_unused(conn, sid)  # also words left by notes purged before this version
     return removed
+
+
+def _unlog(conn: sqlite3.Connection, sid: int, gone: set[int]) -> None:
+    """Take purged notes out of a person's recall log (its newest `recall_log.KEEP` rows at most)."""
+    for row_id, chosen, skipped in conn.execute(
+        "select id, chosen, skipped from recalls where subject_id = ?", (sid,)
+    ).fetchall():
+        was = json.loads(chosen), json.loads(skipped)
+        now = [[entry for entry in part if entry[0] not in gone] for part in was]
+        if now == list(was):
+            continue
+        if not now[0]:  # nothing it chose is left: a row is only ever logged for what was chosen
+            conn.execute("delete from recalls where id = ?", (row_id,))
+        else:
+            conn.execute(
+                "update recalls set chosen = ?, skipped = ? where id = ?",
+                (*(json.dumps(part, ensure_ascii=False) for part in now), row_id),
+            )
 
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
