@@ -38,7 +38,7 @@ import aiosqlite
 
 from ..errors import ClosedError, InvalidValue, SchemaError, describe
 from . import schema
-from .checkpoint import SAFETY, Checkpointer
+from .checkpoint import LIMIT, SAFETY, Checkpointer
 
 log = logging.getLogger(__name__)
 
@@ -120,10 +120,10 @@ class Store:
         conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
         conn.execute("pragma temp_store = memory")
         conn.execute("pragma cache_size = -65536")
-        # Checkpoints are the checkpoint thread's (see `checkpoint`); a writer checkpoints itself only if
-        # the thread falls this far behind.
+        # Checkpoints are the checkpoint thread's, and the writer's short one past LIMIT (see `checkpoint`);
+        # SQLite's own is only a safety net this far behind. The WAL is cut back to LIMIT when it restarts.
         conn.execute(f"pragma wal_autocheckpoint = {SAFETY}")
-        conn.execute("pragma journal_size_limit = 67108864")
+        conn.execute(f"pragma journal_size_limit = {LIMIT}")
         return conn
 
     def _connect(self) -> sqlite3.Connection:
@@ -202,12 +202,12 @@ class Store:
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
-            self.checkpointer.wrote()
         except BaseException:
             _forget(conn)
             if conn.in_transaction:
                 conn.execute("rollback")
             raise
+        self.checkpointer.wrote(conn)
         return result
 
     @staticmethod
@@ -263,7 +263,6 @@ class Store:
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
-            self.checkpointer.wrote()
         except BaseException as err:
             _forget(conn)
             if conn.in_transaction:
@@ -271,6 +270,8 @@ class Store:
             for item in batch:
                 if item.error is None:
                     item.result, item.error = None, err
+            return
+        self.checkpointer.wrote(conn)
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
