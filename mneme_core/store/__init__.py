@@ -26,18 +26,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from ..errors import ClosedError, InvalidValue, SchemaError, describe
-from . import schema
+from ..errors import ClosedError, InvalidValue, describe
+from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
 
 log = logging.getLogger(__name__)
@@ -149,17 +151,49 @@ class Store:
         return conn
 
     def _migrate(self) -> None:
-        conn = self._conn()
+        """Check the schema, set WAL and migrate, waiting out other processes doing the same.
+
+        Two processes creating one new file at once used to fail 2-4 % of the time (SQLite answers
+        `pragma journal_mode = wal` with "database is locked" at once while another connection holds the
+        new file, instead of waiting): every step here may run again, so a busy answer is retried after a
+        short random pause until the busy timeout, then raised as `BusyError`."""
+        deadline = time.monotonic() + self.busy_timeout
+        pause = 0.001
         try:
-            pending = schema.check(conn, self.path, self.migrations)  # reads only: refused, untouched
-        except SchemaError:
-            self._closed = True
+            while True:
+                try:
+                    return self._open_schema()
+                except sqlite3.OperationalError as err:
+                    if not failures.is_busy(err) or time.monotonic() + pause > deadline:
+                        raise self._failure(err) from err
+                time.sleep(pause * random.uniform(0.5, 1.5))
+                pause = min(2 * pause, 0.05)
+        except BaseException:
+            self._closed = True  # refused or unreachable: nothing stays open
             self._close_owned()
             raise
+
+    def _open_schema(self) -> None:
+        conn = self._conn()
+        pending = schema.check(conn, self.path, self.migrations)  # reads only: refused, untouched
         if conn.execute("pragma journal_mode").fetchone()[0] != "wal":
             conn.execute("pragma journal_mode = wal")
         if pending:
             self.write(schema.migrate, self.path, self.clock(), self.migrations)
+
+    def _failure(self, err: BaseException) -> BaseException:
+        """`err` as the caller should see it: `DiskFullError`, `BusyError`, or itself (see `failures`)."""
+        return failures.translated(err, self.path, self.busy_timeout)
+
+    @contextmanager
+    def _translating(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as err:
+            failure = self._failure(err)
+            if failure is err:
+                raise
+            raise failure from err
 
     async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
         if self._closed:
@@ -221,11 +255,13 @@ class Store:
 
     def write(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction on this thread's connection."""
-        return self._write_txn(self._conn(), work, args)
+        with self._translating():
+            return self._write_txn(self._conn(), work, args)
 
     def read(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on this thread's connection."""
-        return self._read_txn(self._conn(), work, args)
+        with self._translating():
+            return self._read_txn(self._conn(), work, args)
 
     async def awrite(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop.
@@ -240,7 +276,8 @@ class Store:
             self._queue.append(item)
         await writer._execute(self._drain, writer._conn)
         if item.error is not None:
-            raise item.error
+            with self._translating():
+                raise item.error
         return item.result
 
     def _drain(self, conn: sqlite3.Connection) -> None:
@@ -276,7 +313,8 @@ class Store:
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
         _, reader = await self._aconnections()
-        return await reader._execute(self._read_txn, reader._conn, work, args)
+        with self._translating():
+            return await reader._execute(self._read_txn, reader._conn, work, args)
 
     # -- closing -----------------------------------------------------------------------------------------
 
