@@ -498,7 +498,7 @@ class Mneme(CompanionVerbs):
         """Erase hidden and replaced notes for good (every person's when no subject is given)."""
         subject = None if subject is None else subject_of(subject)
         self.recall_log.flush()  # what waits is written first, so purge takes the notes out of it too
-        return self.store.write(notes.purge, self.space, subject)
+        return self.store.write_for_good(notes.purge, self.space, subject)
 
     def erase(self, subject: str) -> int:
         """ "Forget me": everything about a person, for good; returns how many notes were erased."""
@@ -508,7 +508,7 @@ class Mneme(CompanionVerbs):
             self.recall_log.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
-        count = self.store.write(notes.erase, self.space, subject)
+        count = self.store.write_for_good(notes.erase, self.space, subject)
         if self._tracking:
             self.plugins.track(self, self._event("erased", subject, count))
         return count
@@ -520,7 +520,7 @@ class Mneme(CompanionVerbs):
             self.recall_log.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
-        count = await self.store.awrite(notes.erase, self.space, subject)
+        count = await self.store.awrite_for_good(notes.erase, self.space, subject)
         if self._tracking:
             await self.plugins.atrack(self, self._event("erased", subject, count))
         return count

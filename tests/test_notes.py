@@ -631,16 +631,20 @@ def test_purge_takes_the_words_only_purged_notes_had(mneme, clock):
     assert [n.id for n in mneme.recall("u", "qzsecret", recent=0).notes] == [again.id]
 
 
-def test_purge_keeps_a_log_row_for_its_live_notes(mneme):
+def test_purge_takes_every_log_row_that_mentions_a_purged_note(mneme):
     cat = mneme.remember("u", "my cat Mochi")
     old = mneme.remember("u", "my old cat Tama")
-    assert {n.id for n in mneme.recall("u", "cat").notes} == {cat.id, old.id}
+    tea = mneme.remember("u", "green tea every morning")
+    assert {n.id for n in mneme.recall("u", "cat", recent=0).notes} == {cat.id, old.id}
+    assert [n.id for n in mneme.recall("u", "tea", recent=0).notes] == [tea.id]
     mneme.recall_log.flush()
+    mentioned = [
+        r["query"] for r in mneme.recalls("u") if old.id in [e[0] for e in r["chosen"] + r["skipped"]]
+    ]
     mneme.forget("u", id=old.id)
     mneme.purge("u")
-    (row,) = mneme.recalls("u")
-    assert [entry[0] for entry in row["chosen"]] == [cat.id]
-    assert all(entry[0] != old.id for entry in row["skipped"])
+    assert [r["query"] for r in mneme.recalls("u")] == [q for q in ("tea", "cat") if q not in mentioned]
+    assert "cat" in mentioned
 
 
 def test_purge_writes_the_waiting_log_first_and_cleans_it(mneme):

@@ -240,8 +240,8 @@ def forget(
 
 def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
     """Erase hidden and replaced notes for good (the whole space when no subject is given), and with them
-    what only they referred to: the words no live note has (`index.drop_unused`), and the recall log's
-    mentions of them (a log row that chose nothing else goes). Their vectors go by trigger."""
+    what only they referred to: the words no live note has (`index.drop_unused`), and the recall log's rows
+    that mention them. Their vectors go by trigger."""
     if subject is None:
         sids = [row[0] for row in conn.execute("select id from subjects where space = ?", (space,))]
     else:
@@ -263,21 +263,13 @@ def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
 
 
 def _unlog(conn: sqlite3.Connection, sid: int, gone: set[int]) -> None:
-    """Take purged notes out of a person's recall log (its newest `recall_log.KEEP` rows at most)."""
+    """Delete the person's recall-log rows that mention a purged note, chosen or skipped: the query was
+    asked of it (and may hold its words), so the row goes whole (at most `recall_log.KEEP` rows to read)."""
     for row_id, chosen, skipped in conn.execute(
         "select id, chosen, skipped from recalls where subject_id = ?", (sid,)
     ).fetchall():
-        was = json.loads(chosen), json.loads(skipped)
-        now = [[entry for entry in part if entry[0] not in gone] for part in was]
-        if now == list(was):
-            continue
-        if not now[0]:  # nothing it chose is left: a row is only ever logged for what was chosen
+        if any(entry[0] in gone for entry in (*json.loads(chosen), *json.loads(skipped))):
             conn.execute("delete from recalls where id = ?", (row_id,))
-        else:
-            conn.execute(
-                "update recalls set chosen = ?, skipped = ? where id = ?",
-                (*(json.dumps(part, ensure_ascii=False) for part in now), row_id),
-            )
 
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:

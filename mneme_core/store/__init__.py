@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from ..errors import ClosedError, InvalidValue, describe
+from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
 
@@ -71,6 +71,7 @@ class _Queued:
 
     work: Callable[..., Any]
     args: tuple[Any, ...]
+    wipe: bool = False
     result: Any = None
     error: BaseException | None = None
 
@@ -119,6 +120,9 @@ class Store:
 
     def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+        # Deleted rows and freed pages are overwritten with zeros, whatever the build's default (Debian's
+        # SQLite has it on, most others off): erased text never waits in free space for a VACUUM.
+        conn.execute("pragma secure_delete = on")
         conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
         conn.execute("pragma temp_store = memory")
         conn.execute("pragma cache_size = -65536")
@@ -258,6 +262,33 @@ class Store:
         with self._translating():
             return self._write_txn(self._conn(), work, args)
 
+    def write_for_good(self, work: Work[T], *args: Any) -> T:
+        """`write`, for work that removes text for good (`erase`, `purge`): when it returns, no byte of
+        what it deleted is left in the `.db`, the `-wal` or the `-shm` (see `_wipe`)."""
+        with self._translating():
+            conn = self._conn()
+            result = self._write_txn(conn, work, args)
+            self._wipe(conn)
+        return result
+
+    def _wipe(self, conn: sqlite3.Connection) -> None:
+        """After a write that deleted text for good: copy the whole WAL into the file and cut it to zero
+        bytes (`wal_checkpoint(TRUNCATE)`).
+
+        `secure_delete` zeroes the deleted rows in the pages the transaction wrote, but older copies of those
+        pages, text and all, stay in the `-wal` until it is cut (they were still there after 3,000 more
+        writes and two checkpoints). Truncating waits, up to the busy timeout, for other connections' reads
+        to end; if one reads longer, `BusyError` says so: what was deleted is deleted, but its old pages wait
+        in the `-wal` until the next wipe (erase again) or the last connection closes. The cost is measured in
+        `benchmarks/reliability.py`: the copy of at most `checkpoint.LIMIT` bytes of WAL and two fsyncs."""
+        if not self.checkpointer.wipe(conn):
+            raise BusyError(
+                f"the deletion in {self.path} is done, but another connection kept reading for more than "
+                f"{self.busy_timeout:g} s, so older copies of the deleted pages are still in its -wal; run "
+                "it again once that reader is done to wipe them",
+                self.path,
+            )
+
     def read(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on this thread's connection."""
         with self._translating():
@@ -270,8 +301,14 @@ class Store:
         transaction, so one that fails is rolled back alone, and none returns before the commit holding
         it succeeded. A bot writing for many people at once pays one commit per batch, not per note.
         """
+        return await self._awrite(_Queued(work, args))
+
+    async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
+        """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
+        return await self._awrite(_Queued(work, args, wipe=True))
+
+    async def _awrite(self, item: _Queued) -> Any:
         writer, _ = await self._aconnections()
-        item = _Queued(work, args)
         with self._queue_lock:
             self._queue.append(item)
         await writer._execute(self._drain, writer._conn)
@@ -309,6 +346,13 @@ class Store:
                     item.result, item.error = None, err
             return
         self.checkpointer.wrote(conn)
+        if any(item.wipe for item in batch):
+            try:
+                self._wipe(conn)
+            except (sqlite3.Error, BusyError) as err:
+                for item in batch:
+                    if item.wipe and item.error is None:
+                        item.error = err
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""

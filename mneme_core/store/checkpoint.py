@@ -31,6 +31,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,21 @@ class Checkpointer:
                 log.debug("checkpointing %s: %s", self.path, err)
                 return
             self.caught_up += not busy and frames == copied
+
+    def wipe(self, conn: sqlite3.Connection) -> bool:
+        """Copy the whole WAL into the file and cut it to zero bytes, waiting up to the busy timeout for
+        other connections' reads to end; False when one kept reading (see `Store._wipe`).
+
+        SQLite waits for readers itself, but answers busy at once while another checkpoint runs (this
+        thread's, or another process's): then it is tried again every millisecond until the deadline."""
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            busy, _, _ = conn.execute("pragma wal_checkpoint(truncate)").fetchone()
+            if not busy:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.001)
 
     def _start(self) -> None:
         with self._lock:
