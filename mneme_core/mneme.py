@@ -153,25 +153,33 @@ class Mneme(CompanionVerbs):
     # -- lifecycle -------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Tell plugins (`shutdown`), write what waits (the recall log) and close the file."""
+        """Tell plugins (`shutdown`), write what waits (the recall log) and close the file.
+
+        The file is closed whatever happens before: recall-log entries that cannot be written (a full disk,
+        a file locked past the busy timeout) are counted in `recall_log.dropped` and logged, not raised; they
+        hold no note, and every note acknowledged is already in the file."""
         if self.store.closed:
             return
-        self.plugins.shutdown(self)
-        if self.meaning is not None:
-            self.meaning.stop()
-        self.recall_log.stop()
-        self.recall_log.flush()
-        self.store.close()
+        try:
+            self.plugins.shutdown(self)
+            if self.meaning is not None:
+                self.meaning.stop()
+            self.recall_log.stop()
+            self.recall_log.flush_or_drop()
+        finally:
+            self.store.close()
 
     async def aclose(self) -> None:
         if self.store.closed:
             return
-        await self.plugins.ashutdown(self)
-        if self.meaning is not None:
-            self.meaning.stop()
-        self.recall_log.stop()
-        await self.recall_log.aflush()
-        await self.store.aclose()
+        try:
+            await self.plugins.ashutdown(self)
+            if self.meaning is not None:
+                self.meaning.stop()
+            self.recall_log.stop()
+            await self.recall_log.aflush_or_drop()
+        finally:
+            await self.store.aclose()
 
     def __enter__(self) -> Mneme:
         return self
