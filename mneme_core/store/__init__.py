@@ -41,6 +41,7 @@ import aiosqlite
 from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
+from .turns import Late, Turn
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ class Store:
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
         self._local = threading.local()
         self._owned: list[sqlite3.Connection] = []
+        self._turns: list[Turn] = []
         self._owned_lock = threading.Lock()
         self._aconns: tuple[aiosqlite.Connection, aiosqlite.Connection] | None = None
         self._aopen_lock = threading.Lock()
@@ -233,18 +235,58 @@ class Store:
 
     # -- transactions ------------------------------------------------------------------------------------
 
-    def _write_txn(self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...]) -> T:
-        conn.execute("begin immediate")
+    def _turn(self) -> Turn | None:
+        """This thread's place in the writers' line (see `turns`), or None where writers cannot queue."""
+        if not hasattr(self._local, "turn"):
+            self._local.turn = Turn.open(self.path)
+            if self._local.turn is not None:
+                with self._owned_lock:
+                    self._turns.append(self._local.turn)
+        return self._local.turn
+
+    @contextmanager
+    def _in_turn(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """Wait for this writer's turn in line, then for SQLite's lock, both within the busy timeout."""
+        turn = self._turn()
+        if turn is None:
+            yield
+            return
         try:
-            result = work(conn, *args)
-            for extra in self.piggyback:
-                extra(conn)
-            conn.execute("commit")
-        except BaseException:
-            _forget(conn)
-            if conn.in_transaction:
-                conn.execute("rollback")
-            raise
+            started = time.monotonic()
+            waited = turn.take(started + self.busy_timeout)
+        except Late:
+            raise BusyError(
+                f"the writers ahead of this one in line for {self.path} took more than {self.busy_timeout:g} "
+                "s (the busy timeout), so this write was not done",
+                self.path,
+            ) from None
+        try:
+            if waited:  # what is left of the busy timeout is all SQLite may wait now
+                left = max(1, int((self.busy_timeout - (time.monotonic() - started)) * 1000))
+                conn.execute(f"pragma busy_timeout = {left}")
+            yield
+        finally:
+            turn.give_back()
+            if waited:
+                conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+
+    def _write_txn(
+        self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...], wipe: bool = False
+    ) -> T:
+        with self._in_turn(conn):
+            conn.execute("begin immediate")
+            try:
+                result = work(conn, *args)
+                for extra in self.piggyback:
+                    extra(conn)
+                conn.execute("commit")
+            except BaseException:
+                _forget(conn)
+                if conn.in_transaction:
+                    conn.execute("rollback")
+                raise
+            if wipe:
+                self._wipe(conn)
         self.checkpointer.wrote(conn)
         return result
 
@@ -266,10 +308,7 @@ class Store:
         """`write`, for work that removes text for good (`erase`, `purge`): when it returns, no byte of
         what it deleted is left in the `.db`, the `-wal` or the `-shm` (see `_wipe`)."""
         with self._translating():
-            conn = self._conn()
-            result = self._write_txn(conn, work, args)
-            self._wipe(conn)
-        return result
+            return self._write_txn(self._conn(), work, args, wipe=True)
 
     def _wipe(self, conn: sqlite3.Connection) -> None:
         """After a write that deleted text for good: copy the whole WAL into the file and cut it to zero
@@ -324,7 +363,19 @@ class Store:
         if not batch:
             return  # an earlier drain took this caller's write along
         try:
-            conn.execute("begin immediate")
+            with self._in_turn(conn):
+                self._commit_batch(conn, batch)
+        except BaseException as err:
+            for item in batch:
+                if item.error is None:
+                    item.result, item.error = None, err
+            return
+        self.checkpointer.wrote(conn)
+
+    def _commit_batch(self, conn: sqlite3.Connection, batch: list[_Queued]) -> None:
+        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
+        conn.execute("begin immediate")
+        try:
             for item in batch:
                 conn.execute("savepoint queued")
                 try:
@@ -337,19 +388,15 @@ class Store:
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
-        except BaseException as err:
+        except BaseException:
             _forget(conn)
             if conn.in_transaction:
                 conn.execute("rollback")
-            for item in batch:
-                if item.error is None:
-                    item.result, item.error = None, err
-            return
-        self.checkpointer.wrote(conn)
+            raise
         if any(item.wipe for item in batch):
             try:
                 self._wipe(conn)
-            except (sqlite3.Error, BusyError) as err:
+            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
                 for item in batch:
                     if item.wipe and item.error is None:
                         item.error = err
@@ -399,11 +446,14 @@ class Store:
     def _close_owned(self) -> None:
         with self._owned_lock:
             owned, self._owned = self._owned, []
+            turns, self._turns = self._turns, []
         for conn in owned:
             try:
                 conn.close()
             except sqlite3.Error as err:  # closing is best effort; the data is already committed
                 log.warning("closing a connection to %s failed: %s", self.path, err)
+        for turn in turns:
+            turn.close()
         if self._scratch:
             for name in os.listdir(self._scratch):
                 os.remove(os.path.join(self._scratch, name))
