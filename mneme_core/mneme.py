@@ -12,10 +12,13 @@ Validation happens here, before any work reaches the store: a wrong value raises
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import time
 import warnings
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -40,6 +43,8 @@ from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, who
 from .relations import RelationSettings, Relationship, Role
 from .store import Store
+
+log = logging.getLogger(__name__)
 
 Complete = Callable[[str, str], "str | Awaitable[str]"]
 VETOED = "vetoed"
@@ -149,6 +154,7 @@ class Mneme(CompanionVerbs):
         self._terms_version = self.store.read(_terms_version)
         self._reindex_if_needed()
         self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
+        _OPEN.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -180,6 +186,20 @@ class Mneme(CompanionVerbs):
             await self.recall_log.aflush_or_drop()
         finally:
             await self.store.aclose()
+
+    def _close_at_exit(self) -> None:
+        """What `close` does, for a program that exits without calling it (see `_close_left_open`):
+        background threads stop, the waiting recall log is written, the file is closed. Plugins' `shutdown`
+        is not called: at exit their own resources may already be gone."""
+        if self.store.closed:
+            return
+        try:
+            if self.meaning is not None:
+                self.meaning.stop()
+            self.recall_log.stop()
+            self.recall_log.flush_or_drop()
+        finally:
+            self.store.close_at_exit()
 
     def __enter__(self) -> Mneme:
         return self
@@ -595,6 +615,20 @@ class Mneme(CompanionVerbs):
         if config:
             self.config.import_rows(data.get("config") or [])  # opt-in: prompts are instructions to models
         return added
+
+
+# Every Mneme not closed yet, to close at exit: aiosqlite's threads are daemons (see `store._as_daemon`), so
+# a program that never called close() exits, and this writes what it left waiting first.
+_OPEN: weakref.WeakSet[Mneme] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_left_open() -> None:
+    for m in list(_OPEN):
+        try:
+            m._close_at_exit()
+        except Exception as err:  # the exit's boundary: one file that fails must not keep the others open
+            log.warning("closing %s at exit failed: %s", m.store.path, err)
 
 
 def _kinds(kinds: object) -> tuple[str, ...] | None:

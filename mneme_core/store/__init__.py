@@ -11,9 +11,15 @@ store runs it in one of two places:
 - `read` / `write` run it on a connection owned by the calling thread, for the plain twins. They need no
   event loop, so they work whether or not one is running in the thread.
 
-Writes take the write lock up front (`BEGIN IMMEDIATE`) and wait for it up to `busy_timeout`, so two
-processes writing to one file take turns instead of failing. Reads run in a deferred transaction, which in
-WAL mode sees one consistent snapshot and never waits for a writer.
+Writes wait for their turn in a first-come, first-served line across threads and processes (`turns`),
+then take the write lock up front (`BEGIN IMMEDIATE`), both within `busy_timeout`; past it they raise
+`BusyError`, and a full disk raises `DiskFullError` (`failures`), each naming the file. Reads run in a
+deferred transaction, which in WAL mode sees one consistent snapshot and never waits for a writer.
+
+Deleting is for good: every connection has `secure_delete` on, and `write_for_good` (erase, purge) ends
+with a truncating checkpoint, so no byte of what it removed is left in the `.db`, `-wal` or `-shm`. The WAL
+is kept near `checkpoint.LIMIT` bytes. aiosqlite's threads are daemons, so a program that never closes
+still exits.
 
 Durability: a write that returned is in the WAL, so it survives the process being killed in any mode.
 `durability="normal"` (the default, `synchronous=NORMAL`) does not fsync on each commit, so the last
@@ -64,6 +70,14 @@ def _forget(conn: sqlite3.Connection) -> None:
     forget = getattr(conn, "forget", None)
     if forget is not None:
         forget()
+
+
+def _as_daemon(aconn: aiosqlite.Connection) -> None:
+    """aiosqlite's worker thread as a daemon, before it starts: a program that never closed its `Mneme`
+    must still exit (every write acknowledged is already in the file; `mneme` closes what is left open at
+    exit). aiosqlite 0.22 keeps the thread as `_thread`; 0.20-0.21 connections are threads themselves."""
+    thread = getattr(aconn, "_thread", aconn)
+    thread.daemon = True
 
 
 @dataclass
@@ -220,13 +234,15 @@ class Store:
             async def open_both() -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
                 pair = []
                 for _ in range(2):
-                    aconn = await aiosqlite.connect(
+                    aconn = aiosqlite.connect(
                         self.path,
                         isolation_level=None,
                         check_same_thread=False,
                         timeout=self.busy_timeout,
                         factory=Connection,
                     )
+                    _as_daemon(aconn)
+                    await aconn
                     await aconn._execute(self._setup, aconn._conn)
                     pair.append(aconn)
                 return pair[0], pair[1]
@@ -441,6 +457,20 @@ class Store:
             closer = threading.Thread(target=asyncio.run, args=(close_both(),))
             closer.start()
             closer.join()
+        self._close_owned()
+
+    def close_at_exit(self) -> None:
+        """`close` for an interpreter that is exiting, which may start no thread (Python 3.12 refuses):
+        the async connections are closed under their idle daemon threads, which then end with the process."""
+        if self._closed:
+            return
+        self._closed = True
+        self.checkpointer.stop()
+        for aconn in self._aconns or ():
+            try:
+                aconn._conn.close()
+            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
+                log.warning("closing a connection to %s at exit failed: %s", self.path, err)
         self._close_owned()
 
     def _close_owned(self) -> None:
