@@ -286,21 +286,28 @@ class Store:
             if waited:
                 conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
 
+    @contextmanager
+    def _committing(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """One write transaction: the caller's work, then what rides along (`piggyback`), then the commit;
+        on any error a rollback, and the connection forgets what its transactions taught it."""
+        conn.execute("begin immediate")
+        try:
+            yield
+            for extra in self.piggyback:
+                extra(conn)
+            conn.execute("commit")
+        except BaseException:
+            _forget(conn)
+            if conn.in_transaction:
+                conn.execute("rollback")
+            raise
+
     def _write_txn(
         self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...], wipe: bool = False
     ) -> T:
         with self._in_turn(conn):
-            conn.execute("begin immediate")
-            try:
+            with self._committing(conn):
                 result = work(conn, *args)
-                for extra in self.piggyback:
-                    extra(conn)
-                conn.execute("commit")
-            except BaseException:
-                _forget(conn)
-                if conn.in_transaction:
-                    conn.execute("rollback")
-                raise
             if wipe:
                 self._wipe(conn)
         self.checkpointer.wrote(conn)
@@ -390,8 +397,7 @@ class Store:
 
     def _commit_batch(self, conn: sqlite3.Connection, batch: list[_Queued]) -> None:
         """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
-        conn.execute("begin immediate")
-        try:
+        with self._committing(conn):
             for item in batch:
                 conn.execute("savepoint queued")
                 try:
@@ -401,14 +407,6 @@ class Store:
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
-            for extra in self.piggyback:
-                extra(conn)
-            conn.execute("commit")
-        except BaseException:
-            _forget(conn)
-            if conn.in_transaction:
-                conn.execute("rollback")
-            raise
         if any(item.wipe for item in batch):
             try:
                 self._wipe(conn)
@@ -435,29 +433,32 @@ class Store:
             return
         self._closed = True
         self.checkpointer.stop()
-        if self._aconns is not None:
-            for aconn in self._aconns:
-                await aconn.close()
-        self._close_owned()
+        try:
+            await self._close_async()
+        finally:
+            self._close_owned()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self.checkpointer.stop()
-        if self._aconns is not None:
-            # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
-            # short-lived thread, so this works whether or not a loop runs in the caller's thread.
-            aconns = self._aconns
+        try:
+            if self._aconns is not None:
+                # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
+                # short-lived thread, so this works whether or not a loop runs in the caller's thread.
+                closer = threading.Thread(target=asyncio.run, args=(self._close_async(),))
+                closer.start()
+                closer.join()
+        finally:
+            self._close_owned()
 
-            async def close_both() -> None:
-                for aconn in aconns:
-                    await aconn.close()
-
-            closer = threading.Thread(target=asyncio.run, args=(close_both(),))
-            closer.start()
-            closer.join()
-        self._close_owned()
+    async def _close_async(self) -> None:
+        for aconn in self._aconns or ():
+            try:
+                await aconn.close()
+            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
+                log.warning("closing a connection to %s failed: %s", self.path, err)
 
     def close_at_exit(self) -> None:
         """`close` for an interpreter that is exiting, which may start no thread (Python 3.12 refuses):
