@@ -29,7 +29,7 @@ def test_four_thousand_notes_leave_a_small_wal(db_path, clock):
                 largest = max(largest, wal_size(db_path))
         assert wal_size(db_path) <= LIMIT + SLACK
         assert largest <= LIMIT + SLACK
-        assert m.store.checkpointer.caught_up >= 10  # the WAL started over again and again
+        assert m.store.checkpointer.caught_up >= 5  # the WAL started over again and again
         assert sum(len(m.notes(f"person {p}")) for p in range(20)) == 4000
 
 

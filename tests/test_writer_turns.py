@@ -23,6 +23,20 @@ from mneme_core.store import Store, turns
 from mneme_core.store.turns import Late, Turn
 
 pytestmark = pytest.mark.skipif(turns.SETLK is None, reason="no open-file-description locks on this system")
+
+
+def test_without_the_locks_writers_skip_the_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(turns, "SETLK", None)  # as on macOS or Windows
+    store = Store(tmp_path / "plain.db")
+    try:
+        store.write(lambda conn: conn.execute("create table said(text text)"))
+        store.write(lambda conn: conn.execute("insert into said values ('no line')"))
+        assert store.read(lambda conn: conn.execute("select text from said").fetchall()) == [("no line",)]
+    finally:
+        store.close()
+    assert not (tmp_path / "plain.db-turns").exists()
+
+
 CTX = multiprocessing.get_context("spawn")
 
 

@@ -134,8 +134,11 @@ class Store:
 
     # -- connections -------------------------------------------------------------------------------------
 
-    def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
-        conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+    def _setup(self, conn: sqlite3.Connection, *, writes: bool = True) -> sqlite3.Connection:
+        # A connection that writes never waits inside SQLite's busy handler: its writers wait in line
+        # (`_in_turn`) and its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
+        # The async reader, which only reads, lets SQLite wait.
+        conn.execute(f"pragma busy_timeout = {0 if writes else int(self.busy_timeout * 1000)}")
         # Deleted rows and freed pages are overwritten with zeros, whatever the build's default (Debian's
         # SQLite has it on, most others off): erased text never waits in free space for a VACUUM.
         conn.execute("pragma secure_delete = on")
@@ -233,7 +236,7 @@ class Store:
 
             async def open_both() -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
                 pair = []
-                for _ in range(2):
+                for writes in (True, False):
                     aconn = aiosqlite.connect(
                         self.path,
                         isolation_level=None,
@@ -243,7 +246,7 @@ class Store:
                     )
                     _as_daemon(aconn)
                     await aconn
-                    await aconn._execute(self._setup, aconn._conn)
+                    await aconn._execute(self._setup, aconn._conn, writes=writes)
                     pair.append(aconn)
                 return pair[0], pair[1]
 
@@ -262,35 +265,64 @@ class Store:
 
     @contextmanager
     def _in_turn(self, conn: sqlite3.Connection) -> Iterator[None]:
-        """Wait for this writer's turn in line, then for SQLite's lock, both within the busy timeout."""
+        """Begin a write transaction (`BEGIN IMMEDIATE`) in this writer's turn, within the busy timeout;
+        the turn is given back when the block ends.
+
+        A writer that finds the line empty and SQLite's lock free takes the lock with no ticket at all (one
+        read and one lock lookup, 3 µs); one that would have to wait joins the line (`turns`), and at its
+        turn tries SQLite's lock until the deadline, meeting there only writers outside the line."""
+        deadline = time.monotonic() + self.busy_timeout
         turn = self._turn()
-        if turn is None:
+        if turn is not None and turn.empty() and self._begin_now(conn):
             yield
             return
+        if turn is not None:
+            try:
+                turn.take(deadline)
+            except Late:
+                raise BusyError(
+                    f"the writers ahead of this one in line for {self.path} took more than "
+                    f"{self.busy_timeout:g} s (the busy timeout), so this write was not done",
+                    self.path,
+                ) from None
         try:
-            started = time.monotonic()
-            waited = turn.take(started + self.busy_timeout)
-        except Late:
-            raise BusyError(
-                f"the writers ahead of this one in line for {self.path} took more than {self.busy_timeout:g} "
-                "s (the busy timeout), so this write was not done",
-                self.path,
-            ) from None
-        try:
-            if waited:  # what is left of the busy timeout is all SQLite may wait now
-                left = max(1, int((self.busy_timeout - (time.monotonic() - started)) * 1000))
-                conn.execute(f"pragma busy_timeout = {left}")
+            self._retrying(lambda: conn.execute("begin immediate"), deadline)
             yield
         finally:
-            turn.give_back()
-            if waited:
-                conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+            if turn is not None:
+                turn.give_back()
+
+    @staticmethod
+    def _begin_now(conn: sqlite3.Connection) -> bool:
+        """`BEGIN IMMEDIATE` if SQLite's lock is free this instant; False, nothing begun, if it is taken."""
+        try:
+            conn.execute("begin immediate")
+            return True
+        except sqlite3.OperationalError as err:
+            if failures.is_busy(err):
+                return False
+            raise
+
+    def _retrying(self, step: Callable[[], T], deadline: float | None = None) -> T:
+        """`step()`, tried again after a short pause while SQLite answers busy, until the deadline (the busy
+        timeout from now by default); then the busy error is raised. For what a connection that writes
+        runs (see `_setup`): it may run again whole, as a read or a `BEGIN` may."""
+        deadline = time.monotonic() + self.busy_timeout if deadline is None else deadline
+        pause = 0.0001
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as err:
+                if not failures.is_busy(err) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(2 * pause, 0.002)
 
     @contextmanager
     def _committing(self, conn: sqlite3.Connection) -> Iterator[None]:
-        """One write transaction: the caller's work, then what rides along (`piggyback`), then the commit;
-        on any error a rollback, and the connection forgets what its transactions taught it."""
-        conn.execute("begin immediate")
+        """The rest of a write transaction begun in turn: the caller's work, then what rides along
+        (`piggyback`), then the commit; on any error a rollback, and the connection forgets what its
+        transactions taught it."""
         try:
             yield
             for extra in self.piggyback:
@@ -354,7 +386,8 @@ class Store:
     def read(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on this thread's connection."""
         with self._translating():
-            return self._read_txn(self._conn(), work, args)
+            conn = self._conn()
+            return self._retrying(lambda: self._read_txn(conn, work, args))
 
     async def awrite(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop.

@@ -12,15 +12,19 @@ the next writes).
 
 Copying is not enough to keep the file small: SQLite starts the WAL over from its first frame only when a
 write begins while every frame is already copied, and a writer that never pauses always has a few commits
-the thread has not copied yet. Left alone, 4,000 notes written one by one left a 144 MB `-wal` beside a 2 MB
-database (the writers' safety net, `wal_autocheckpoint = SAFETY` frames, is the only thing that ever caught
-up). Hence the writer's part (`wrote`): once the `-wal` has grown past `LIMIT` (one `stat`, no I/O), the
+the thread has not copied yet. Left alone, 4,000 notes written one by one left a 130-144 MB `-wal` beside a
+2 MB database (the writers' safety net, `wal_autocheckpoint = SAFETY` frames, was all that ever caught up).
+Hence the writer's part (`wrote`): once the `-wal` has grown past `LIMIT` (one `stat`, no I/O), the
 writer copies the last few commits itself after its commit, while it holds no lock; its next write then
-starts the WAL over, and `journal_size_limit = LIMIT` cuts the file back to `LIMIT`. Measured
-(`benchmarks/reliability.py`, 4,000 notes for 20 people, 3 runs): the `-wal` is 4.0 MB instead of 130 MB,
-at the same write rate (3,033 notes/s against 2,984 before; group commits 3,892 against 2,866). The WAL
-can still grow while another connection keeps one read open for long (its snapshot needs the frames); it
-comes back to `LIMIT` with the first writes after that reader is done.
+starts the WAL over, and `journal_size_limit = LIMIT` cuts the file back to `LIMIT`. A bot that pauses
+between writes never gets there: the thread catches up in the pause and the WAL starts over by itself.
+
+`LIMIT` is a trade between disk and write speed, since the writer's catch-up waits for two fsyncs (the
+`-wal`'s, then the file's, before SQLite may overwrite old frames). Measured here, 4,000 notes written one
+by one for 20 people, 8 interleaved runs (`benchmarks/reliability.py`'s write run): before, 3,047 notes/s
+and a 130 MB `-wal`; with `LIMIT` at 4 MB 2,602 notes/s, at 8 MB 2,750, at 16 MB 2,936 (within this
+machine's noise). The WAL can still grow while another connection keeps one read open for long (its
+snapshot needs the frames); it comes back to `LIMIT` with the first writes after that reader is done.
 
 Durability is unchanged: a commit is in the WAL before it returns, whoever copies it later.
 """
@@ -36,7 +40,7 @@ import time
 log = logging.getLogger(__name__)
 
 EVERY = 64  # write transactions between two of the thread's checkpoints (some 600 frames of notes)
-LIMIT = 4 * 1024 * 1024  # bytes of -wal past which the writer finishes the checkpoint (journal_size_limit)
+LIMIT = 16 * 1024 * 1024  # bytes of -wal past which the writer finishes the checkpoint (journal_size_limit)
 SAFETY = 40_000  # wal_autocheckpoint of the writers' connections: only if all of the above falls behind
 
 

@@ -31,16 +31,21 @@ write fails with `BusyError` without having changed anything.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import struct
 import time
 
+try:
+    import fcntl
+except ImportError:  # Windows: writers skip the line
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
 SETLK = getattr(fcntl, "F_OFD_SETLK", None)
 GETLK = getattr(fcntl, "F_OFD_GETLK", None)
+WRITE, UNLOCK = getattr(fcntl, "F_WRLCK", 1), getattr(fcntl, "F_UNLCK", 2)
 COUNTER = 0  # bytes [0, 8): the last ticket taken, and its lock guards taking one
 SLOTS = 1 << 20  # one byte per ticket, at SLOTS + ticket % SLOTS: as many writers as could ever wait at once
 FIRST_PAUSE, LONGEST_PAUSE = 0.00002, 0.0002
@@ -51,8 +56,8 @@ def _lock(kind: int, start: int, length: int = 1) -> bytes:
     return struct.pack("hhxxxxqqixxxx", kind, os.SEEK_SET, start, length, 0)
 
 
-COUNTER_LOCK = _lock(fcntl.F_WRLCK, COUNTER, 8)
-COUNTER_UNLOCK = _lock(fcntl.F_UNLCK, COUNTER, 8)
+COUNTER_LOCK = _lock(WRITE, COUNTER, 8)
+COUNTER_UNLOCK = _lock(UNLOCK, COUNTER, 8)
 
 
 class Late(Exception):
@@ -92,6 +97,12 @@ class Turn:
             time.sleep(pause)
             pause = min(2 * pause, LONGEST_PAUSE)
 
+    def empty(self) -> bool:
+        """Nobody is in line now: the last ticket taken is done (one read and one lock lookup)."""
+        (last,) = struct.unpack("<q", os.pread(self.fd, 8, COUNTER).ljust(8, b"\0"))
+        asked = fcntl.fcntl(self.fd, GETLK, _lock(WRITE, SLOTS + last % SLOTS))
+        return struct.unpack_from("h", asked)[0] == UNLOCK
+
     def take(self, deadline: float) -> bool:
         """Join the line and wait for this writer's turn, until `deadline` (`time.monotonic`); returns
         whether it had to wait. Raises `Late` past the deadline, having left the line."""
@@ -99,28 +110,28 @@ class Turn:
         try:
             (last,) = struct.unpack("<q", os.pread(self.fd, 8, COUNTER).ljust(8, b"\0"))
             ticket = last + 1
-            while not self._try(_lock(fcntl.F_WRLCK, SLOTS + ticket % SLOTS)):
+            while not self._try(_lock(WRITE, SLOTS + ticket % SLOTS)):
                 ticket += 1  # only a wrapped ticket whose writer still waits: take the next one
             os.pwrite(self.fd, struct.pack("<q", ticket), COUNTER)
         finally:
             fcntl.fcntl(self.fd, SETLK, COUNTER_UNLOCK)
         self.slot = SLOTS + ticket % SLOTS
         ahead = SLOTS + (ticket - 1) % SLOTS
-        asked = fcntl.fcntl(self.fd, GETLK, _lock(fcntl.F_WRLCK, ahead))
-        if struct.unpack_from("h", asked)[0] == fcntl.F_UNLCK:  # the writer ahead is done: no wait at all
+        asked = fcntl.fcntl(self.fd, GETLK, _lock(WRITE, ahead))
+        if struct.unpack_from("h", asked)[0] == UNLOCK:  # the writer ahead is done: no wait at all
             return False
         try:
-            self._wait_for(_lock(fcntl.F_WRLCK, ahead), deadline)
+            self._wait_for(_lock(WRITE, ahead), deadline)
         except Late:
             self.give_back()
             raise
-        fcntl.fcntl(self.fd, SETLK, _lock(fcntl.F_UNLCK, ahead))
+        fcntl.fcntl(self.fd, SETLK, _lock(UNLOCK, ahead))
         return True
 
     def give_back(self) -> None:
         """This writer's transaction is over: the next in line may go."""
         if self.slot is not None:
-            fcntl.fcntl(self.fd, SETLK, _lock(fcntl.F_UNLCK, self.slot))
+            fcntl.fcntl(self.fd, SETLK, _lock(UNLOCK, self.slot))
             self.slot = None
 
     def close(self) -> None:
