@@ -179,18 +179,10 @@ class Store:
         Two processes creating one new file at once used to fail 2-4 % of the time (SQLite answers
         `pragma journal_mode = wal` with "database is locked" at once while another connection holds the
         new file, instead of waiting): every step here may run again, so a busy answer is retried after a
-        short random pause until the busy timeout, then raised as `BusyError`."""
-        deadline = time.monotonic() + self.busy_timeout
-        pause = 0.001
+        short random pause until the busy timeout (`_retrying`), then raised as `BusyError`."""
         try:
-            while True:
-                try:
-                    return self._open_schema()
-                except sqlite3.OperationalError as err:
-                    if not failures.is_busy(err) or time.monotonic() + pause > deadline:
-                        raise self._failure(err) from err
-                time.sleep(pause * random.uniform(0.5, 1.5))
-                pause = min(2 * pause, 0.05)
+            with self._translating():
+                self._retrying(self._open_schema)
         except BaseException:
             self._closed = True  # refused or unreachable: nothing stays open
             self._close_owned()
@@ -315,7 +307,7 @@ class Store:
             except sqlite3.OperationalError as err:
                 if not failures.is_busy(err) or time.monotonic() + pause > deadline:
                     raise
-            time.sleep(pause)
+            time.sleep(pause * random.uniform(0.5, 1.5))  # two processes retrying in step would meet again
             pause = min(2 * pause, 0.002)
 
     @contextmanager

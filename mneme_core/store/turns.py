@@ -21,12 +21,13 @@ the file cannot be opened, writers skip the line and SQLite's busy handler alone
 A writer that gives up (past the busy timeout) leaves its place: the one behind it then goes straight to
 SQLite's lock, where it meets at most the writer the quitter was waiting for.
 
-Cost for a writer alone: seven system calls around each write transaction, 14 µs measured (some 3-5 % of a
-note written alone). Under four processes writing flat out, each write hands the file to another process,
-whose page cache must then be read again: plain writes there went from 2,149 to about 1,150 a second
-together, and their longest wait from 1.75 s to 70 ms (`benchmarks/reliability.py` measures the bot's case,
-group commits). Waiting in line and for SQLite's lock together never exceed the busy timeout; past it the
-write fails with `BusyError` without having changed anything.
+A writer that finds the line empty and SQLite's lock free takes no ticket at all (`Store._in_turn`: one
+read and one lock lookup, 3 µs); only one that would wait joins the line, so a writer alone pays nothing
+else. Under four processes writing flat out, each write hands the file to another process, whose page cache
+must then be read again: plain writes there went from about 2,150 to 1,150 a second together, and their
+longest wait from 1.75 s to 70 ms (`benchmarks/reliability.py` measures the bot's case, group commits).
+Waiting in line and for SQLite's lock together never exceed the busy timeout; past it the write fails with
+`BusyError` without having changed anything.
 """
 
 from __future__ import annotations
