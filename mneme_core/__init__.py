@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from .config import Config, ConfigError, Settings
 from .decide import Answer, Chain, Choice, Predicate, Prompt, Score, Unavailable
-from .errors import ClosedError, InvalidType, InvalidValue, MnemeError, SchemaError
+from .errors import (
+    BusyError,
+    ClosedError,
+    DiskFullError,
+    InvalidType,
+    InvalidValue,
+    MnemeError,
+    SchemaError,
+    StorageError,
+)
 from .hookspecs import hookimpl
 from .memory.note import KINDS, Note
 from .memory.recall import Recall, Recalled
@@ -25,11 +34,13 @@ __all__ = [
     "KINDS",
     "ROLES",
     "Answer",
+    "BusyError",
     "Chain",
     "Choice",
     "ClosedError",
     "Config",
     "ConfigError",
+    "DiskFullError",
     "Emotion",
     "InvalidType",
     "InvalidValue",
@@ -49,6 +60,7 @@ __all__ = [
     "SchemaError",
     "Score",
     "Settings",
+    "StorageError",
     "Unavailable",
     "__version__",
     "hookimpl",

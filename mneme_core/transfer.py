@@ -6,7 +6,9 @@ history), with their original ids and links, and the profile cards.
 Import is lenient row by row (a bad field falls back to its default, a row without text or subject is
 skipped) but strict about the whole (an export is a JSON object of a known format). It is idempotent: a note
 is the same note if the same person has one written at the same moment with the same text, so importing
-one export twice adds nothing the second time. Links between versions of a key are remapped to the new ids.
+one export twice adds nothing the second time. Links between versions of a key are remapped to the new ids,
+and never cross people: a row whose `superseded_by` names another person's note (or an id two people's rows
+both claim) is skipped, and the skipped rows are counted in a warning.
 Among live notes the usual rules hold after an import: one live note per key (the newest wins) and no live
 text twice.
 
@@ -18,6 +20,7 @@ under `memories`) is read the same way, so its users can move.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,13 +28,16 @@ from typing import Any
 
 from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
+from .finite import finite
 from .memory import index, notes
-from .memory.note import COLUMNS, Note, NoteFields, note_of, subject_or_none
+from .memory.note import COLUMNS, MAX_COUNT, Note, NoteFields, note_of, subject_or_none
 from .mood import MoodSettings
 from .mood import moods as mood_store
 from .relations import RelationSettings
 from .store.schema import LIVE
 from .transcript import lines
+
+log = logging.getLogger(__name__)
 
 FORMAT = "mneme_bots"
 VERSION = 1
@@ -115,11 +121,30 @@ def parse(data: object) -> Rows:
     return found
 
 
+def _export_id(value: object) -> int | str | None:
+    """A row's id (or the id it names) as a key: a whole number or a string; anything else names nothing."""
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+
+
+def _owners(rows: list[Mapping[str, Any]]) -> dict[int | str, str | None]:
+    """Whose note each export id is (None for an id two people's rows both claim)."""
+    owners: dict[int | str, str | None] = {}
+    for row in rows:
+        note_id, subject = _export_id(row.get("id")), subject_or_none(row.get("subject"))
+        if note_id is not None:
+            owners[note_id] = subject if owners.get(note_id, subject) == subject else None
+    return owners
+
+
 class _Importer:
     """Brings rows into one space inside the caller's write transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, space: str, now: float) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, space: str, now: float, owners: dict[Any, str | None]
+    ) -> None:
         self.conn, self.space, self.now = conn, space, now
+        self.owners = owners
+        self.crossed = 0  # rows skipped for naming another person's note as their newer version
         self.sids: dict[str, int] = {}
         self.seen: dict[int, dict[tuple[float, int], int]] = {}
         self.ids: dict[object, int] = {}
@@ -143,6 +168,10 @@ class _Importer:
         subject = subject_or_none(row.get("subject"))
         fields = NoteFields.lenient(dict(row))
         if subject is None or fields is None:
+            return
+        newer = _export_id(row.get("superseded_by"))
+        if newer is not None and self.owners.get(newer, subject) != subject:
+            self.crossed += 1  # one person's note is never replaced by another's
             return
         sid = self.sid(subject)
         stamped = dates.seconds_or_none(row.get("created_at"))
@@ -168,9 +197,7 @@ class _Importer:
             return
         recalled = dates.seconds_or_none(row.get("recalled_at"))
         recalls = row.get("recalls")
-        recalls = (
-            recalls if isinstance(recalls, int) and not isinstance(recalls, bool) and recalls >= 0 else 0
-        )
+        recalls = recalls if isinstance(recalls, int) and 0 <= recalls <= MAX_COUNT else 0
         (note_id,) = self.conn.execute(
             "insert into notes(subject_id, kind, key, text, importance, feeling, happened_at, created_at, "
             "recalled_at, recalls, superseded_by, deleted_at, source, gloss, fold) "
@@ -198,13 +225,13 @@ class _Importer:
         self.seen[sid].setdefault((None, fold, fields.key), note_id)
         self.added += 1
         if replaced:
-            self.links.append((note_id, _reference(row.get("superseded_by"))))
+            self.links.append((note_id, _export_id(row.get("superseded_by"))))
         if live:
             self._make_live(sid, note_id, fields, created)
 
     def _remember_id(self, row: Mapping[str, Any], note_id: int) -> None:
         """What the export's id of a row is here now; a row whose id is no id is imported, unlinkable."""
-        reference = _reference(row.get("id"))
+        reference = _export_id(row.get("id"))
         if reference is not None:
             self.ids[reference] = note_id
 
@@ -281,12 +308,16 @@ class Rules:
 
 def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules: Rules) -> int:
     """Import rows into a space (a write transaction function); returns how many notes were added."""
-    importer = _Importer(conn, space, now)
+    importer = _Importer(conn, space, now, _owners(rows.notes))
     for row in sorted(
         rows.notes, key=lambda r: (_order(r.get("id")), dates.seconds_or_none(r.get("created_at")) or 0.0)
     ):
         importer.note(row)
     importer.link()
+    if importer.crossed:
+        log.warning(
+            "the import into %s skipped %d note(s) replaced by another person's note", space, importer.crossed
+        )
     for row in rows.profiles:
         importer.profile(row)
     for sid in importer.sids.values():
@@ -300,12 +331,6 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
     return importer.added
 
 
-def _reference(value: object) -> int | str | None:
-    """An export's id of a note (a whole number or a string), or None for anything else."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        return None
-    return value
-
-
 def _order(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("inf")
+    found = finite(value)
+    return float("inf") if found is None else found

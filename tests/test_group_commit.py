@@ -53,8 +53,7 @@ async def test_when_the_commit_fails_no_write_of_the_batch_is_acknowledged(mneme
     await mneme.aremember(S, "opens the writer")
     blocker = sqlite3.connect(db_path, timeout=0)
     blocker.execute("begin immediate")  # holds the write lock, so the batch cannot begin
-    writer, _ = await mneme.store._aconnections()
-    await writer._execute(writer._conn.execute, "pragma busy_timeout = 50")
+    mneme.store.busy_timeout = 0.05  # the writer waits this long for its turn, then gives up
     try:
         results = await asyncio.gather(
             *(mneme.aremember(S, f"blocked note {i}") for i in range(5)), return_exceptions=True

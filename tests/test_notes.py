@@ -10,6 +10,7 @@ import unicodedata
 import pytest
 
 from mneme_core import KINDS, InvalidType, InvalidValue, Mneme, MnemeError
+from mneme_core.memory import index
 
 DAY = 86400.0
 
@@ -596,6 +597,64 @@ def test_purge_one_person_leaves_the_others(mneme):
 
 def test_purge_unknown_person(mneme):
     assert mneme.purge("nobody") == 0
+
+
+def terms_of(m: Mneme) -> set[str]:
+    with sqlite3.connect(m.store.path) as conn:
+        found = {t for (t,) in conn.execute("select term from terms")}
+    conn.close()
+    return found
+
+
+def test_purge_takes_the_words_only_purged_notes_had(mneme, clock):
+    settled = mneme.remember("u", "mochi sleeps on the sofa")
+    mneme.store.write(index.merge)
+    mneme.store.write(index.settle)  # its postings are settled
+    recent = mneme.remember("u", "tabby plays in the garden")
+    mneme.store.write(index.merge)  # its postings are recent
+    fresh = mneme.remember("u", "nian gao eats fish")  # its postings are fresh
+    secret = mneme.remember("u", "qzsecret mochi tabby nian password hunter2")
+    assert [n.id for n in mneme.recall("u", "qzsecret", recent=0).notes] == [secret.id]
+    mneme.recall_log.flush()
+    assert {"qzsecret", "password", "hunter2", "mochi", "tabby", "nian"} <= terms_of(mneme)
+
+    mneme.forget("u", id=secret.id)
+    assert mneme.purge("u") == 1
+    left = terms_of(mneme)
+    assert not {"qzsecret", "password", "hunter2"} & left  # only the purged note had them
+    assert {"mochi", "tabby", "nian", "sofa", "garden", "fish"} <= left  # a live note on each level has them
+    for word, note in (("mochi", settled), ("tabby", recent), ("nian", fresh)):
+        assert [n.id for n in mneme.recall("u", word, recent=0).notes] == [note.id]
+    assert all(r["query"] != "qzsecret" for r in mneme.recalls("u"))  # its log row referred to it alone
+
+    again = mneme.remember("u", "qzsecret came back")  # the word is new again, with a new id
+    assert [n.id for n in mneme.recall("u", "qzsecret", recent=0).notes] == [again.id]
+
+
+def test_purge_takes_every_log_row_that_mentions_a_purged_note(mneme):
+    cat = mneme.remember("u", "my cat Mochi")
+    old = mneme.remember("u", "my old cat Tama")
+    tea = mneme.remember("u", "green tea every morning")
+    assert {n.id for n in mneme.recall("u", "cat", recent=0).notes} == {cat.id, old.id}
+    assert [n.id for n in mneme.recall("u", "tea", recent=0).notes] == [tea.id]
+    mneme.recall_log.flush()
+    mentioned = [
+        r["query"] for r in mneme.recalls("u") if old.id in [e[0] for e in r["chosen"] + r["skipped"]]
+    ]
+    mneme.forget("u", id=old.id)
+    mneme.purge("u")
+    assert [r["query"] for r in mneme.recalls("u")] == [q for q in ("tea", "cat") if q not in mentioned]
+    assert "cat" in mentioned
+
+
+def test_purge_writes_the_waiting_log_first_and_cleans_it(mneme):
+    old = mneme.remember("u", "qzsecret in an old note")
+    mneme.recall("u", "qzsecret")
+    assert mneme.recall_log.waiting == 1
+    mneme.forget("u", id=old.id)
+    mneme.purge("u")
+    assert mneme.recall_log.waiting == 0
+    assert raw_count(mneme, "recalls") == 0
 
 
 # -- erase -----------------------------------------------------------------------------------------------

@@ -360,3 +360,41 @@ def test_a_bad_importance_gets_the_default(mneme: Mneme, importance):
 
     (note,) = mneme.notes(LEO)
     assert (note.text, note.importance, note.kind) == ("Leo likes jazz", 2, "episode")
+
+
+# links across people
+
+
+def crossed_links(m: Mneme) -> int:
+    with closing(sqlite3.connect(m.store.path)) as conn:
+        return conn.execute(
+            "select count(*) from notes a join notes b on b.id = a.superseded_by "
+            "where a.subject_id != b.subject_id"
+        ).fetchone()[0]
+
+
+def test_a_note_replaced_by_another_persons_note_is_skipped_and_counted(filled: Mneme, other: Mneme, caplog):
+    data = filled.export_data()
+    mei_note = next(n for n in data["notes"] if n["subject"] == MEI)
+    berlin = next(n for n in data["notes"] if n["text"] == "Leo lives in Berlin")
+    berlin["superseded_by"] = mei_note["id"]  # Leo's old city "replaced" by Mei's cat
+    with caplog.at_level("WARNING", logger="mneme_core.transfer"):
+        added = other.import_data(data)
+    assert added == len(data["notes"]) - 1
+    texts = [n["text"] for n in other.export_data()["notes"]]
+    assert "Leo lives in Berlin" not in texts and "美玲养了一只叫年糕的猫" in texts
+    assert versions(other, LEO, "user.city") == [("Leo lives in Porto", False), ("Leo lives in Lisbon", True)]
+    assert any(
+        "skipped 1 note" in r.getMessage() and "another person" in r.getMessage() for r in caplog.records
+    )
+    assert crossed_links(other) == 0  # no note points at another person's note
+
+
+def test_an_id_shared_by_two_people_links_nobody_across(filled: Mneme, other: Mneme):
+    data = filled.export_data()
+    porto = next(n for n in data["notes"] if n["text"] == "Leo lives in Porto")
+    mei_note = next(n for n in data["notes"] if n["subject"] == MEI)
+    mei_note["id"] = porto["id"]  # a hand-edited export: two rows claim one id
+    other.import_data(data)
+    assert crossed_links(other) == 0
+    assert [n.text for n in other.notes(MEI)]  # Mei's notes came across

@@ -220,6 +220,19 @@ def remove(
     conn.execute("delete from fresh_postings where id between ? and ?", _fresh_range(note_id))
 
 
+def drop_unused(conn: sqlite3.Connection, subject_id: int) -> int:
+    """Delete the person's terms that no posting on any level refers to (their last live note left, and
+    was purged); returns how many. A scan of the person's vocabulary with two index probes per term."""
+    forget_term_ids(conn)
+    return conn.execute(
+        "delete from terms where subject_id = ? "
+        "and not exists (select 1 from postings p where p.term_id = terms.id) "
+        "and not exists (select 1 from recent_postings r where r.term_id = terms.id) "
+        "and id not in (select term_id from fresh_postings)",
+        (subject_id,),
+    ).rowcount
+
+
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every live note again (after the tokenizer changed); returns how many notes were indexed."""
     forget_term_ids(conn)

@@ -16,13 +16,13 @@ model-written notes: a wrong field falls back to its default, and only a note wi
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from .. import dates, text
 from ..errors import InvalidType, InvalidValue, describe
+from ..finite import finite
 
 KINDS = ("fact", "preference", "episode", "plan", "reflection")
 LASTING = frozenset({"fact", "preference"})
@@ -36,6 +36,8 @@ KEY_RULE = (
     f"4 parts joined by dots, at most {KEY_LIMIT} characters"
 )
 SOURCE_LIMIT = 40
+MAX_COUNT = 2**31 - 1
+MAX_ID = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,14 @@ def subject_or_none(value: object) -> str | None:
         return None
 
 
-def count_of(name: str, value: object, low: int = 0) -> int:
-    """A caller's whole number (a limit, a budget, an id) of at least `low`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidValue(f"{name} is a whole number of {low} or more, not {describe(value)}")
+def count_of(name: str, value: object, low: int = 0, high: int = MAX_COUNT) -> int:
+    """A caller's whole number (a limit, a budget, an id) from `low` to `high`.
+
+    Counts stop at `MAX_COUNT`, so sums and multiples of them (recall asks SQLite for 4 x limit rows) stay
+    within SQLite's 64-bit integers; ids may go up to `MAX_ID`, the largest SQLite stores."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        allowed = f"a whole number of {low} or more (at most {high})"
+        raise InvalidValue(f"{name} is {allowed}, not {describe(value)}")
     return value
 
 
@@ -135,19 +141,17 @@ def key_terms(key: str | None) -> str:
 
 
 def _importance(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    number = finite(value)
+    if number is None or number != int(number) or not 1 <= number <= 5:
         raise InvalidValue(f"importance is a whole number from 1 to 5, not {describe(value)}")
-    if value != int(value) or not 1 <= value <= 5:
-        raise InvalidValue(f"importance is a whole number from 1 to 5, not {describe(value)}")
-    return int(value)
+    return int(number)
 
 
 def _feeling(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    number = finite(value)
+    if number is None or not -1 <= number <= 1:
         raise InvalidValue(f"feeling is a number from -1 to 1, not {describe(value)}")
-    if not -1 <= value <= 1:
-        raise InvalidValue(f"feeling is a number from -1 to 1, not {describe(value)}")
-    return float(value)
+    return number
 
 
 def _text(value: object, what: str) -> str:

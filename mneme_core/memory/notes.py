@@ -320,7 +320,9 @@ def forget(
 
 
 def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
-    """Erase hidden and replaced notes for good (the whole space when no subject is given)."""
+    """Erase hidden and replaced notes for good (the whole space when no subject is given), and with them
+    what only they referred to: the words no live note has (`index.drop_unused`), and the recall log's rows
+    that mention them. Their vectors go by trigger."""
     if subject is None:
         sids = [row[0] for row in conn.execute("select id from subjects where space = ?", (space,))]
     else:
@@ -328,11 +330,27 @@ def purge(conn: sqlite3.Connection, space: str, subject: str | None) -> int:
         sids = [] if sid is None else [sid]
     removed = 0
     for sid in sids:
-        removed += conn.execute(
-            "delete from notes where subject_id = ? and not (" + LIVE + ")",
-            (sid,),
-        ).rowcount
+        gone = {
+            row[0]
+            for row in conn.execute(
+                f"delete from notes where subject_id = ? and not ({LIVE}) returning id", (sid,)
+            )
+        }
+        if gone:
+            removed += len(gone)
+            _unlog(conn, sid, gone)
+        index.drop_unused(conn, sid)  # also words left by notes purged before this version
     return removed
+
+
+def _unlog(conn: sqlite3.Connection, sid: int, gone: set[int]) -> None:
+    """Delete the person's recall-log rows that mention a purged note, chosen or skipped: the query was
+    asked of it (and may hold its words), so the row goes whole (at most `recall_log.KEEP` rows to read)."""
+    for row_id, chosen, skipped in conn.execute(
+        "select id, chosen, skipped from recalls where subject_id = ?", (sid,)
+    ).fetchall():
+        if any(entry[0] in gone for entry in (*json.loads(chosen), *json.loads(skipped))):
+            conn.execute("delete from recalls where id = ?", (row_id,))
 
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:

@@ -54,6 +54,7 @@ class RecallLog:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self.dropped = 0  # entries that could not be written (never a note): see `flush_or_drop`
         store.piggyback.append(self.write_pending)
 
     def add(self, recall: Recall, trace: Trace, at: float) -> None:
@@ -123,6 +124,30 @@ class RecallLog:
         if self._pending and not self._store.closed:
             await self._store.awrite(lambda conn: None)
 
+    def flush_or_drop(self) -> None:
+        """`flush`, for closing: what cannot be written is counted in `dropped` and logged, not raised."""
+        waiting = self.waiting
+        try:
+            self.flush()
+        except sqlite3.Error as err:  # a full disk or a busy file must not keep the file from closing
+            self._dropped(waiting, err)
+
+    async def aflush_or_drop(self) -> None:
+        waiting = self.waiting
+        try:
+            await self.aflush()
+        except sqlite3.Error as err:
+            self._dropped(waiting, err)
+
+    def _dropped(self, count: int, err: BaseException) -> None:
+        self.dropped += count
+        log.warning(
+            "%d recall-log entries could not be written to %s and are dropped: %s",
+            count,
+            self._store.path,
+            err,
+        )
+
     def _run(self) -> None:
         oldest = time.monotonic()
         while not self._stopping:
@@ -135,10 +160,7 @@ class RecallLog:
                 continue
             if len(self._pending) < BATCH and time.monotonic() - oldest < WAIT:
                 continue
-            try:
-                self.flush()
-            except sqlite3.Error as err:  # a busy or full disk: that batch is dropped; it held no note
-                log.warning("writing the recall log failed; %s", err)
+            self.flush_or_drop()  # a busy file or a full disk drops that batch; it held no note
             oldest = time.monotonic()
 
     def stop(self) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InvalidType, InvalidValue, describe
+from ..finite import finite
 from .feelings import EMOTIONS, Emotion
 
 TELLS = ("event", "mood", "off")
@@ -32,9 +33,9 @@ MAX_WEIGHT = 10.0
 
 def number(name: str, value: object, low: float, high: float) -> float:
     """`value` as a float in [low, high], or `InvalidValue` naming `name` and the range (bools refused)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if ok and math.isfinite(value) and low <= value <= high:  # type: ignore[arg-type]
-        return float(value)  # type: ignore[arg-type]
+    found = finite(value)
+    if found is not None and low <= found <= high:
+        return found
     if low == -math.inf and high == math.inf:
         raise InvalidValue(f"{name} is a finite number, not {describe(value)}")
     if high == math.inf:
@@ -44,9 +45,8 @@ def number(name: str, value: object, low: float, high: float) -> float:
 
 def number_or(value: object, low: float, high: float, default: float | None) -> float | None:
     """Lenient `number` for imports: a finite number clamped to [low, high], anything else `default`."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return min(high, max(low, float(value)))
-    return default
+    found = finite(value)
+    return default if found is None else min(high, max(low, found))
 
 
 def _word(name: str, value: object) -> str:

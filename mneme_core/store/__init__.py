@@ -11,9 +11,15 @@ store runs it in one of two places:
 - `read` / `write` run it on a connection owned by the calling thread, for the plain twins. They need no
   event loop, so they work whether or not one is running in the thread.
 
-Writes take the write lock up front (`BEGIN IMMEDIATE`) and wait for it up to `busy_timeout`, so two
-processes writing to one file take turns instead of failing. Reads run in a deferred transaction, which in
-WAL mode sees one consistent snapshot and never waits for a writer.
+Writes wait for their turn in a first-come, first-served line across threads and processes (`turns`),
+then take the write lock up front (`BEGIN IMMEDIATE`), both within `busy_timeout`; past it they raise
+`BusyError`, and a full disk raises `DiskFullError` (`failures`), each naming the file. Reads run in a
+deferred transaction, which in WAL mode sees one consistent snapshot and never waits for a writer.
+
+Deleting is for good: every connection has `secure_delete` on, and `write_for_good` (erase, purge) ends
+with a truncating checkpoint, so no byte of what it removed is left in the `.db`, `-wal` or `-shm`. The WAL
+is kept near `checkpoint.LIMIT` bytes. aiosqlite's threads are daemons, so a program that never closes
+still exits.
 
 Durability: a write that returned is in the WAL, so it survives the process being killed in any mode.
 `durability="normal"` (the default, `synchronous=NORMAL`) does not fsync on each commit, so the last
@@ -26,19 +32,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from ..errors import ClosedError, InvalidValue, SchemaError, describe
-from . import schema
-from .checkpoint import SAFETY, Checkpointer
+from ..errors import BusyError, ClosedError, InvalidValue, describe
+from . import failures, schema
+from .checkpoint import LIMIT, SAFETY, Checkpointer
+from .turns import Late, Turn
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +72,41 @@ def _forget(conn: sqlite3.Connection) -> None:
         forget()
 
 
+CLOSE_WAIT = 10.0
+"""The longest a close waits for an async connection's thread to answer."""
+
+
+def _worker_alive(aconn: aiosqlite.Connection) -> bool:
+    """Whether the connection's worker thread still runs. aiosqlite's worker ends for good when it cannot
+    hand a result back to an event loop that was closed meanwhile (a program, or a test, that ended its loop
+    with a call under way); a close queued to it then would wait forever."""
+    thread = getattr(aconn, "_thread", aconn)
+    return thread.is_alive() if isinstance(thread, threading.Thread) else True
+
+
+def _close_under(aconn: aiosqlite.Connection) -> None:
+    """Close the SQLite connection itself, without its worker (which has ended, or does not answer)."""
+    found = getattr(aconn, "_connection", None)
+    if found is not None:
+        found.close()
+        aconn._connection = None
+
+
+def _as_daemon(aconn: aiosqlite.Connection) -> None:
+    """aiosqlite's worker thread as a daemon, before it starts: a program that never closed its `Mneme`
+    must still exit (every write acknowledged is already in the file; `mneme` closes what is left open at
+    exit). aiosqlite 0.22 keeps the thread as `_thread`; 0.20-0.21 connections are threads themselves."""
+    thread = getattr(aconn, "_thread", aconn)
+    thread.daemon = True
+
+
 @dataclass
 class _Queued:
     """A write waiting for the writer's thread, and its outcome once committed (or not)."""
 
     work: Callable[..., Any]
     args: tuple[Any, ...]
+    wipe: bool = False
     result: Any = None
     error: BaseException | None = None
 
@@ -105,6 +143,7 @@ class Store:
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
         self._local = threading.local()
         self._owned: list[sqlite3.Connection] = []
+        self._turns: list[Turn] = []
         self._owned_lock = threading.Lock()
         self._aconns: tuple[aiosqlite.Connection, aiosqlite.Connection] | None = None
         self._aopen_lock = threading.Lock()
@@ -115,15 +154,21 @@ class Store:
 
     # -- connections -------------------------------------------------------------------------------------
 
-    def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
-        conn.execute(f"pragma busy_timeout = {int(self.busy_timeout * 1000)}")
+    def _setup(self, conn: sqlite3.Connection, *, writes: bool = True) -> sqlite3.Connection:
+        # A connection that writes never waits inside SQLite's busy handler: its writers wait in line
+        # (`_in_turn`) and its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
+        # The async reader, which only reads, lets SQLite wait.
+        conn.execute(f"pragma busy_timeout = {0 if writes else int(self.busy_timeout * 1000)}")
+        # Deleted rows and freed pages are overwritten with zeros, whatever the build's default (Debian's
+        # SQLite has it on, most others off): erased text never waits in free space for a VACUUM.
+        conn.execute("pragma secure_delete = on")
         conn.execute(f"pragma synchronous = {DURABILITY[self.durability]}")
         conn.execute("pragma temp_store = memory")
         conn.execute("pragma cache_size = -65536")
-        # Checkpoints are the checkpoint thread's (see `checkpoint`); a writer checkpoints itself only if
-        # the thread falls this far behind.
+        # Checkpoints are the checkpoint thread's, and the writer's short one past LIMIT (see `checkpoint`);
+        # SQLite's own is only a safety net this far behind. The WAL is cut back to LIMIT when it restarts.
         conn.execute(f"pragma wal_autocheckpoint = {SAFETY}")
-        conn.execute("pragma journal_size_limit = 67108864")
+        conn.execute(f"pragma journal_size_limit = {LIMIT}")
         return conn
 
     def _connect(self) -> sqlite3.Connection:
@@ -149,17 +194,41 @@ class Store:
         return conn
 
     def _migrate(self) -> None:
-        conn = self._conn()
+        """Check the schema, set WAL and migrate, waiting out other processes doing the same.
+
+        Two processes creating one new file at once used to fail 2-4 % of the time (SQLite answers
+        `pragma journal_mode = wal` with "database is locked" at once while another connection holds the
+        new file, instead of waiting): every step here may run again, so a busy answer is retried after a
+        short random pause until the busy timeout (`_retrying`), then raised as `BusyError`."""
         try:
-            pending = schema.check(conn, self.path, self.migrations)  # reads only: refused, untouched
-        except SchemaError:
-            self._closed = True
+            with self._translating():
+                self._retrying(self._open_schema)
+        except BaseException:
+            self._closed = True  # refused or unreachable: nothing stays open
             self._close_owned()
             raise
+
+    def _open_schema(self) -> None:
+        conn = self._conn()
+        pending = schema.check(conn, self.path, self.migrations)  # reads only: refused, untouched
         if conn.execute("pragma journal_mode").fetchone()[0] != "wal":
             conn.execute("pragma journal_mode = wal")
         if pending:
             self.write(schema.migrate, self.path, self.clock(), self.migrations)
+
+    def _failure(self, err: BaseException) -> BaseException:
+        """`err` as the caller should see it: `DiskFullError`, `BusyError`, or itself (see `failures`)."""
+        return failures.translated(err, self.path, self.busy_timeout)
+
+    @contextmanager
+    def _translating(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as err:
+            failure = self._failure(err)
+            if failure is err:
+                raise
+            raise failure from err
 
     async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
         if self._closed:
@@ -179,15 +248,17 @@ class Store:
 
             async def open_both() -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
                 pair = []
-                for _ in range(2):
-                    aconn = await aiosqlite.connect(
+                for writes in (True, False):
+                    aconn = aiosqlite.connect(
                         self.path,
                         isolation_level=None,
                         check_same_thread=False,
                         timeout=self.busy_timeout,
                         factory=Connection,
                     )
-                    await aconn._execute(self._setup, aconn._conn)
+                    _as_daemon(aconn)
+                    await aconn
+                    await aconn._execute(self._setup, aconn._conn, writes=writes)
                     pair.append(aconn)
                 return pair[0], pair[1]
 
@@ -195,19 +266,95 @@ class Store:
 
     # -- transactions ------------------------------------------------------------------------------------
 
-    def _write_txn(self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...]) -> T:
-        conn.execute("begin immediate")
+    def _turn(self) -> Turn | None:
+        """This thread's place in the writers' line (see `turns`), or None where writers cannot queue."""
+        if not hasattr(self._local, "turn"):
+            self._local.turn = Turn.open(self.path)
+            if self._local.turn is not None:
+                with self._owned_lock:
+                    self._turns.append(self._local.turn)
+        return self._local.turn
+
+    @contextmanager
+    def _in_turn(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """Begin a write transaction (`BEGIN IMMEDIATE`) in this writer's turn, within the busy timeout;
+        the turn is given back when the block ends.
+
+        A writer that finds the line empty and SQLite's lock free takes the lock with no ticket at all (one
+        read and one lock lookup, 3 µs); one that would have to wait joins the line (`turns`), and at its
+        turn tries SQLite's lock until the deadline, meeting there only writers outside the line."""
+        deadline = time.monotonic() + self.busy_timeout
+        turn = self._turn()
+        if turn is not None and turn.empty() and self._begin_now(conn):
+            yield
+            return
+        if turn is not None:
+            try:
+                turn.take(deadline)
+            except Late:
+                raise BusyError(
+                    f"the writers ahead of this one in line for {self.path} took more than "
+                    f"{self.busy_timeout:g} s (the busy timeout), so this write was not done",
+                    self.path,
+                ) from None
         try:
-            result = work(conn, *args)
+            self._retrying(lambda: conn.execute("begin immediate"), deadline)
+            yield
+        finally:
+            if turn is not None:
+                turn.give_back()
+
+    @staticmethod
+    def _begin_now(conn: sqlite3.Connection) -> bool:
+        """`BEGIN IMMEDIATE` if SQLite's lock is free this instant; False, nothing begun, if it is taken."""
+        try:
+            conn.execute("begin immediate")
+            return True
+        except sqlite3.OperationalError as err:
+            if failures.is_busy(err):
+                return False
+            raise
+
+    def _retrying(self, step: Callable[[], T], deadline: float | None = None) -> T:
+        """`step()`, tried again after a short pause while SQLite answers busy, until the deadline (the busy
+        timeout from now by default); then the busy error is raised. For what a connection that writes
+        runs (see `_setup`): it may run again whole, as a read or a `BEGIN` may."""
+        deadline = time.monotonic() + self.busy_timeout if deadline is None else deadline
+        pause = 0.0001
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as err:
+                if not failures.is_busy(err) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause * random.uniform(0.5, 1.5))  # two processes retrying in step would meet again
+            pause = min(2 * pause, 0.002)
+
+    @contextmanager
+    def _committing(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """The rest of a write transaction begun in turn: the caller's work, then what rides along
+        (`piggyback`), then the commit; on any error a rollback, and the connection forgets what its
+        transactions taught it."""
+        try:
+            yield
             for extra in self.piggyback:
                 extra(conn)
             conn.execute("commit")
-            self.checkpointer.wrote()
         except BaseException:
             _forget(conn)
             if conn.in_transaction:
                 conn.execute("rollback")
             raise
+
+    def _write_txn(
+        self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...], wipe: bool = False
+    ) -> T:
+        with self._in_turn(conn):
+            with self._committing(conn):
+                result = work(conn, *args)
+            if wipe:
+                self._wipe(conn)
+        self.checkpointer.wrote(conn)
         return result
 
     @staticmethod
@@ -221,11 +368,38 @@ class Store:
 
     def write(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction on this thread's connection."""
-        return self._write_txn(self._conn(), work, args)
+        with self._translating():
+            return self._write_txn(self._conn(), work, args)
+
+    def write_for_good(self, work: Work[T], *args: Any) -> T:
+        """`write`, for work that removes text for good (`erase`, `purge`): when it returns, no byte of
+        what it deleted is left in the `.db`, the `-wal` or the `-shm` (see `_wipe`)."""
+        with self._translating():
+            return self._write_txn(self._conn(), work, args, wipe=True)
+
+    def _wipe(self, conn: sqlite3.Connection) -> None:
+        """After a write that deleted text for good: copy the whole WAL into the file and cut it to zero
+        bytes (`wal_checkpoint(TRUNCATE)`).
+
+        `secure_delete` zeroes the deleted rows in the pages the transaction wrote, but older copies of those
+        pages, text and all, stay in the `-wal` until it is cut (they were still there after 3,000 more
+        writes and two checkpoints). Truncating waits, up to the busy timeout, for other connections' reads
+        to end; if one reads longer, `BusyError` says so: what was deleted is deleted, but its old pages wait
+        in the `-wal` until the next wipe (erase again) or the last connection closes. The cost is measured in
+        `benchmarks/reliability.py`: the copy of at most `checkpoint.LIMIT` bytes of WAL and two fsyncs."""
+        if not self.checkpointer.wipe(conn):
+            raise BusyError(
+                f"the deletion in {self.path} is done, but another connection kept reading for more than "
+                f"{self.busy_timeout:g} s, so older copies of the deleted pages are still in its -wal; run "
+                "it again once that reader is done to wipe them",
+                self.path,
+            )
 
     def read(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on this thread's connection."""
-        return self._read_txn(self._conn(), work, args)
+        with self._translating():
+            conn = self._conn()
+            return self._retrying(lambda: self._read_txn(conn, work, args))
 
     async def awrite(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop.
@@ -234,13 +408,20 @@ class Store:
         transaction, so one that fails is rolled back alone, and none returns before the commit holding
         it succeeded. A bot writing for many people at once pays one commit per batch, not per note.
         """
+        return await self._awrite(_Queued(work, args))
+
+    async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
+        """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
+        return await self._awrite(_Queued(work, args, wipe=True))
+
+    async def _awrite(self, item: _Queued) -> Any:
         writer, _ = await self._aconnections()
-        item = _Queued(work, args)
         with self._queue_lock:
             self._queue.append(item)
         await writer._execute(self._drain, writer._conn)
         if item.error is not None:
-            raise item.error
+            with self._translating():
+                raise item.error
         return item.result
 
     def _drain(self, conn: sqlite3.Connection) -> None:
@@ -250,7 +431,18 @@ class Store:
         if not batch:
             return  # an earlier drain took this caller's write along
         try:
-            conn.execute("begin immediate")
+            with self._in_turn(conn):
+                self._commit_batch(conn, batch)
+        except BaseException as err:
+            for item in batch:
+                if item.error is None:
+                    item.result, item.error = None, err
+            return
+        self.checkpointer.wrote(conn)
+
+    def _commit_batch(self, conn: sqlite3.Connection, batch: list[_Queued]) -> None:
+        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
+        with self._committing(conn):
             for item in batch:
                 conn.execute("savepoint queued")
                 try:
@@ -260,22 +452,19 @@ class Store:
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
-            for extra in self.piggyback:
-                extra(conn)
-            conn.execute("commit")
-            self.checkpointer.wrote()
-        except BaseException as err:
-            _forget(conn)
-            if conn.in_transaction:
-                conn.execute("rollback")
-            for item in batch:
-                if item.error is None:
-                    item.result, item.error = None, err
+        if any(item.wipe for item in batch):
+            try:
+                self._wipe(conn)
+            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
+                for item in batch:
+                    if item.wipe and item.error is None:
+                        item.error = err
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
         _, reader = await self._aconnections()
-        return await reader._execute(self._read_txn, reader._conn, work, args)
+        with self._translating():
+            return await reader._execute(self._read_txn, reader._conn, work, args)
 
     # -- closing -----------------------------------------------------------------------------------------
 
@@ -289,38 +478,66 @@ class Store:
             return
         self._closed = True
         self.checkpointer.stop()
-        if self._aconns is not None:
-            for aconn in self._aconns:
-                await aconn.close()
-        self._close_owned()
+        try:
+            await self._close_async()
+        finally:
+            self._close_owned()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self.checkpointer.stop()
-        if self._aconns is not None:
-            # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
-            # short-lived thread, so this works whether or not a loop runs in the caller's thread.
-            aconns = self._aconns
+        try:
+            if self._aconns is not None:
+                # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
+                # short-lived thread, so this works whether or not a loop runs in the caller's thread.
+                closer = threading.Thread(target=asyncio.run, args=(self._close_async(),))
+                closer.start()
+                closer.join()
+        finally:
+            self._close_owned()
 
-            async def close_both() -> None:
-                for aconn in aconns:
-                    await aconn.close()
+    async def _close_async(self) -> None:
+        for aconn in self._aconns or ():
+            try:
+                if _worker_alive(aconn):
+                    await asyncio.wait_for(aconn.close(), CLOSE_WAIT)
+                else:
+                    _close_under(aconn)
+            except TimeoutError:
+                log.warning(
+                    "a connection to %s did not close within %g s; closed under it", self.path, CLOSE_WAIT
+                )
+                _close_under(aconn)
+            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
+                log.warning("closing a connection to %s failed: %s", self.path, err)
 
-            closer = threading.Thread(target=asyncio.run, args=(close_both(),))
-            closer.start()
-            closer.join()
+    def close_at_exit(self) -> None:
+        """`close` for an interpreter that is exiting, which may start no thread (Python 3.12 refuses):
+        the async connections are closed under their idle daemon threads, which then end with the process."""
+        if self._closed:
+            return
+        self._closed = True
+        self.checkpointer.stop()
+        for aconn in self._aconns or ():
+            try:
+                _close_under(aconn)
+            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
+                log.warning("closing a connection to %s at exit failed: %s", self.path, err)
         self._close_owned()
 
     def _close_owned(self) -> None:
         with self._owned_lock:
             owned, self._owned = self._owned, []
+            turns, self._turns = self._turns, []
         for conn in owned:
             try:
                 conn.close()
             except sqlite3.Error as err:  # closing is best effort; the data is already committed
                 log.warning("closing a connection to %s failed: %s", self.path, err)
+        for turn in turns:
+            turn.close()
         if self._scratch:
             for name in os.listdir(self._scratch):
                 os.remove(os.path.join(self._scratch, name))

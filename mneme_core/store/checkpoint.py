@@ -1,51 +1,100 @@
-"""Copying the WAL into the database file on a thread of its own, so a write's commit never pays for it.
+"""Copying the WAL into the database file off the writers' path, and keeping the WAL near `LIMIT` bytes.
 
-In WAL mode every commit appends pages to the `-wal` file, and now and then those pages must be copied back
-into the database file (a checkpoint), with an fsync of each file. SQLite does that inside whichever commit
-crosses `wal_autocheckpoint`: measured here, a checkpoint of ~10,000 frames takes 12-65 ms, about a tenth of
-all the time spent writing notes one by one, all of it landing on one unlucky `remember()`.
+In WAL mode every commit appends the pages it changed to the `-wal` file (a note costs about 9 pages, some
+37 KB), and now and then those pages must be copied back into the database file (a checkpoint). SQLite does
+that inside whichever commit crosses `wal_autocheckpoint`: measured here, a checkpoint of ~10,000 frames takes
+12-65 ms, all of it landing on one unlucky `remember()`.
 
-`Checkpointer` does it off the writers' path: every `EVERY` write transactions of this process it wakes a
-thread with a connection of its own that runs `PRAGMA wal_checkpoint(PASSIVE)`, which copies what is
-committed without blocking writers or readers (SQLite releases the GIL while it works, so on two cores it
-runs beside the next writes). The writers' own `wal_autocheckpoint` stays on as a safety net at `SAFETY`
-frames, for a process that writes faster than the thread copies or a thread that could not start.
+So `Checkpointer` does the bulk of it on a thread with a connection of its own: every `EVERY` write
+transactions of this process it runs `PRAGMA wal_checkpoint(PASSIVE)`, which copies what is committed
+without blocking writers or readers (SQLite releases the GIL while it works, so on two cores it runs beside
+the next writes).
+
+Copying is not enough to keep the file small: SQLite starts the WAL over from its first frame only when a
+write begins while every frame is already copied, and a writer that never pauses always has a few commits
+the thread has not copied yet. Left alone, 4,000 notes written one by one left a 130-144 MB `-wal` beside a
+2 MB database (the writers' safety net, `wal_autocheckpoint = SAFETY` frames, was all that ever caught up).
+Hence the writer's part (`wrote`): once the `-wal` has grown past `LIMIT` (one `stat`, no I/O), the
+writer copies the last few commits itself after its commit, while it holds no lock; its next write then
+starts the WAL over, and `journal_size_limit = LIMIT` cuts the file back to `LIMIT`. A bot that pauses
+between writes never gets there: the thread catches up in the pause and the WAL starts over by itself.
+
+`LIMIT` is a trade between disk and write speed, since the writer's catch-up waits for two fsyncs (the
+`-wal`'s, then the file's, before SQLite may overwrite old frames). Measured here, 4,000 notes written one
+by one for 20 people, 8 interleaved runs (`benchmarks/reliability.py`'s write run): before, 3,047 notes/s
+and a 130 MB `-wal`; with `LIMIT` at 4 MB 2,602 notes/s, at 8 MB 2,750, at 16 MB 2,936 (within this
+machine's noise). The WAL can still grow while another connection keeps one read open for long (its
+snapshot needs the frames); it comes back to `LIMIT` with the first writes after that reader is done.
+
 Durability is unchanged: a commit is in the WAL before it returns, whoever copies it later.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
+import time
 
 log = logging.getLogger(__name__)
 
-EVERY = 1024  # write transactions between two checkpoints (some 6,000-10,000 frames of notes)
-SAFETY = 40_000  # wal_autocheckpoint of the writers' connections: only if the thread falls behind
+EVERY = 64  # write transactions between two of the thread's checkpoints (some 600 frames of notes)
+LIMIT = 16 * 1024 * 1024  # bytes of -wal past which the writer finishes the checkpoint (journal_size_limit)
+SAFETY = 40_000  # wal_autocheckpoint of the writers' connections: only if all of the above falls behind
 
 
 class Checkpointer:
-    """A thread that checkpoints the WAL of one file after every `EVERY` writes (see the module docstring)."""
+    """Keeps one file's WAL copied and near `LIMIT` bytes (see the module docstring)."""
 
-    def __init__(self, path: str, busy_timeout: float, every: int = EVERY) -> None:
+    def __init__(self, path: str, busy_timeout: float, every: int = EVERY, limit: int = LIMIT) -> None:
         self.path = path
+        self.wal = path + "-wal"
         self.busy_timeout = busy_timeout
         self.every = every
-        self.runs = 0  # checkpoints done (for tests and reports)
+        self.limit = limit
+        self.runs = 0  # checkpoints done by the thread (for tests and reports)
+        self.caught_up = 0  # checkpoints finished by a writer so the WAL could start over
         self._writes = 0
         self._wake = threading.Event()
         self._stopping = False
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def wrote(self) -> None:
-        """A write transaction of this process committed (cheap: a counter, and a wake-up now and then)."""
+    def wrote(self, conn: sqlite3.Connection) -> None:
+        """A write transaction of this process committed on `conn`, which holds no lock now (cheap: a
+        counter and a `stat`; a short checkpoint of the last commits once the WAL is past `LIMIT`)."""
         self._writes += 1
         if self._writes >= self.every:
             self._writes = 0
             self._start()
             self._wake.set()
+        try:
+            size = os.stat(self.wal).st_size
+        except OSError:
+            return
+        if size > self.limit:
+            try:
+                busy, frames, copied = conn.execute("pragma wal_checkpoint(passive)").fetchone()
+            except sqlite3.Error as err:  # the thread or another process is checkpointing: next commit
+                log.debug("checkpointing %s: %s", self.path, err)
+                return
+            self.caught_up += not busy and frames == copied
+
+    def wipe(self, conn: sqlite3.Connection) -> bool:
+        """Copy the whole WAL into the file and cut it to zero bytes, waiting up to the busy timeout for
+        other connections' reads to end; False when one kept reading (see `Store._wipe`).
+
+        SQLite waits for readers itself, but answers busy at once while another checkpoint runs (this
+        thread's, or another process's): then it is tried again every millisecond until the deadline."""
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            busy, _, _ = conn.execute("pragma wal_checkpoint(truncate)").fetchone()
+            if not busy:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.001)
 
     def _start(self) -> None:
         with self._lock:
@@ -56,7 +105,7 @@ class Checkpointer:
     def _run(self) -> None:
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
-        except sqlite3.Error as err:  # the writers' own autocheckpoint still covers the file
+        except sqlite3.Error as err:  # the writers' own checkpoints still cover the file
             log.warning("the checkpoint thread for %s could not open it: %s", self.path, err)
             return
         try:
