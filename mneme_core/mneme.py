@@ -45,7 +45,8 @@ from .observe import Observer
 from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, who
 from .relations import RelationSettings, Relationship, Role
-from .store import Store
+from .store import open_store
+from .store.location import is_url
 from .transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -129,8 +130,11 @@ class Mneme(CompanionVerbs):
         wanted = None if chosen.embed is None else choose_embedder(chosen.embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
         # A mneme-llm database is converted in place, after a backup copy beside it (`from_mneme_llm`).
-        self.mneme_llm_backup = mneme_llm_database.adopt(path, float(clock()))
-        self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
+        url = is_url(path)  # a URL is never a path; another scheme is refused here
+        self.mneme_llm_backup = None if url else mneme_llm_database.adopt(path, float(clock()))
+        self.store = open_store(
+            path, durability=given.get("durability", "normal"), clock=clock, migrations=steps
+        )
         try:
             self.config = Config(self.store, space)
             self.config.seed(config)  # the file counts only the first time the database meets this space
@@ -148,7 +152,7 @@ class Mneme(CompanionVerbs):
             raise
         if self.settings.durability != self.store.durability:  # the stored config asks for another one
             self.store.close()
-            self.store = Store(path, durability=self.settings.durability, clock=clock, migrations=steps)
+            self.store = open_store(path, durability=self.settings.durability, clock=clock, migrations=steps)
         self.words = Words(self.settings.display_language, own=current.messages())
         self.mood_settings = _with_emotions(
             mood if mood is not None else current.mood_settings(), self.plugins.emotions

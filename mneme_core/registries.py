@@ -12,7 +12,8 @@ refused, naming both plugins; `owner(name)` says who registered what. The famili
     roles       register(role)                    a mneme_core.relations.Role
     tools       register(function, name=None, description=None)   a mneme_core.tools.Tool
     migrations  register(name, apply)             SQL or a function of a connection -> store Migration,
-                                                  named `<plugin>:<name>`
+                                                  named `<plugin>:<name>`; SQL given as
+                                                  `Dialects(sqlite, postgres)` has its PostgreSQL form
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ def _tool(
 def _migration(plugin: str, name: Any, apply: Any) -> tuple[str, Migration]:
     if not isinstance(name, str) or not MIGRATION_NAME.fullmatch(name):
         raise InvalidValue(f"a migration's name is like '0001_weather', not {short(name)}")
+    postgres = getattr(apply, "postgres", None)  # `Dialects(sqlite_sql, postgres_sql)`
     if isinstance(apply, str):
         if not schema.statements(apply):
             raise InvalidValue(f"the migration {name} has no SQL in it")
@@ -147,7 +149,7 @@ def _migration(plugin: str, name: Any, apply: Any) -> tuple[str, Migration]:
     elif not callable(apply):
         raise InvalidType(f"a migration is SQL or a function of a connection, not {short(apply)}")
     full = f"{plugin}:{name}"
-    return full, Migration(full, apply)
+    return full, Migration(full, apply, postgres)
 
 
 MAKERS: dict[str, Callable[..., tuple[str, Any]]] = {

@@ -1,9 +1,21 @@
-"""Shared fixtures: a frozen clock that moves only when told, a fresh database path, an open `Mneme`."""
+"""Shared fixtures: a frozen clock that moves only when told, a fresh database, an open `Mneme`.
+
+The engine's behaviour is tested on both backends: in the files named in `BOTH_BACKENDS`, every test that
+takes `db_path` (or `mneme`) runs once on a SQLite file and once on PostgreSQL, where `db_path` is the URL of
+a schema of its own in the server `MNEME_TEST_POSTGRES` names (`.ci/run` starts one). Without that variable
+the PostgreSQL half is skipped, saying why. A test about SQLite's file itself is marked `sqlite_only`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -36,9 +48,103 @@ def clock() -> Clock:
     return Clock()
 
 
+POSTGRES = os.environ.get("MNEME_TEST_POSTGRES", "")
+BOTH_BACKENDS = {
+    "test_store.py",
+    "test_notes.py",
+    "test_recall.py",
+    "test_recall_fusion.py",
+    "test_mood.py",
+    "test_relations.py",
+    "test_mood_relations_facade.py",
+    "test_config.py",
+    "test_transfer.py",
+    "test_transcript.py",
+    "test_update.py",
+    "test_overview.py",
+    "test_postgres.py",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: a test of the SQLite file itself, not of behaviour")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames:
+        return
+    both = metafunc.definition.path.name in BOTH_BACKENDS
+    if both and metafunc.definition.get_closest_marker("sqlite_only") is None:
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+    else:
+        metafunc.parametrize("backend", ["sqlite"], indirect=True)
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "mneme.db"
+def backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "postgresql" and not POSTGRES:
+        pytest.skip("no PostgreSQL server to test on: set MNEME_TEST_POSTGRES to its URL (.ci/run does)")
+    return request.param
+
+
+def postgres_schema(base: str = POSTGRES) -> Iterator[str]:
+    """The URL of a new, empty schema on the test server, dropped afterwards."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"create schema {name}")
+    joiner = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{joiner}options={quote(f'-csearch_path={name}')}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"drop schema {name} cascade")
+
+
+@pytest.fixture
+def locate(tmp_path: Path, backend: str) -> Iterator[Callable[[str], Path | str]]:
+    """`locate(name)`: where the test's database of that name is, on the test's backend (a file in
+    `tmp_path`, or an empty schema of its own, dropped after the test)."""
+    made: dict[str, Path | str] = {}
+    schemas: list[Iterator[str]] = []
+
+    def where(name: str) -> Path | str:
+        if name not in made:
+            if backend == "sqlite":
+                made[name] = tmp_path / name
+            else:
+                schemas.append(postgres_schema())
+                made[name] = next(schemas[-1])
+        return made[name]
+
+    yield where
+    for schema in schemas:
+        next(schema, None)
+
+
+@pytest.fixture
+def db_path(locate: Callable[[str], Path | str]) -> Path | str:
+    """A SQLite file's path, or (on PostgreSQL) the URL of an empty schema of its own."""
+    return locate("mneme.db")
+
+
+@contextmanager
+def raw_connection(location: Path | str) -> Iterator[Any]:
+    """A plain connection to a test's database, outside any store, taking SQLite's SQL on both backends
+    (PostgreSQL's through `store.postgres.connection`), committed and closed at the end."""
+    if isinstance(location, str) and location.startswith("postgresql://"):
+        from mneme_core.store.postgres.connection import opened
+
+        conn = opened(location, "test", 10.0, "on")
+    else:
+        conn = sqlite3.connect(location)
+    try:
+        yield conn
+        if isinstance(conn, sqlite3.Connection):
+            conn.commit()
+    finally:
+        conn.close()
 
 
 @pytest.fixture

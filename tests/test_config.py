@@ -5,12 +5,12 @@ never stored resolved, typed views, export and import."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import tomllib
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core.config import KEYS, Config, ConfigError, arguments, keys, load, resolve, template
 from mneme_core.errors import InvalidType, InvalidValue
@@ -18,48 +18,38 @@ from mneme_core.messages import Words, fill
 from mneme_core.mood.settings import MoodSettings
 from mneme_core.prompts import PLACEHOLDERS, PROMPTS
 from mneme_core.relations import Role
-from mneme_core.store import Store
+from mneme_core.store import open_store
 
 SPACE = "fish"
 
 
 @pytest.fixture
-def store(db_path: Path, clock) -> Store:
-    s = Store(db_path, clock=clock)
+def store(db_path, clock):
+    s = open_store(db_path, clock=clock)
     yield s
     s.close()
 
 
 @pytest.fixture
-def config(store: Store) -> Config:
+def config(store) -> Config:
     return Config(store, SPACE)
 
 
 def table(path: Path, space: str = SPACE) -> dict[str, tuple[object, str]]:
     """The config table as written, read with a plain connection: key -> (decoded value, origin)."""
-    conn = sqlite3.connect(path)
-    try:
+    with raw_connection(path) as conn:
         rows = conn.execute("select key, value, origin from config where space = ?", (space,)).fetchall()
-    finally:
-        conn.close()
     return {key: (json.loads(value), origin) for key, value, origin in rows}
 
 
 def raw_table(path: Path) -> list[tuple]:
-    conn = sqlite3.connect(path)
-    try:
+    with raw_connection(path) as conn:
         return conn.execute("select * from config order by space, key").fetchall()
-    finally:
-        conn.close()
 
 
 def execute(path: Path, sql: str, *args: object) -> None:
-    conn = sqlite3.connect(path)
-    try:
+    with raw_connection(path) as conn:
         conn.execute(sql, args)
-        conn.commit()
-    finally:
-        conn.close()
 
 
 def write(tmp_path: Path, text: str, name: str = "companion.toml") -> Path:
@@ -536,12 +526,12 @@ def test_sentences_fall_back_to_the_base_language_then_english(config):
 # -- export and import ---------------------------------------------------------------------------------------
 
 
-def test_export_and_import_carry_the_config(tmp_path, config, clock):
+def test_export_and_import_carry_the_config(locate, config, clock):
     config.seed({"companion": {"name": "Fish"}, "adapters": {"discord": {"token": {"$env": "T"}}}})
     config.set("mood.step", 2)
     rows = config.export_rows()
     assert {"key": "mood.step", "value": 2.0, "origin": "set", "updated_at": clock()} in rows
-    other = Store(tmp_path / "other.db", clock=clock)
+    other = open_store(locate("other.db"), clock=clock)
     try:
         target = Config(other, "fish")
         done = target.import_rows(rows)

@@ -4,15 +4,14 @@ with its thresholds, the timeline, reset, export and import, and wrong numbers r
 from __future__ import annotations
 
 import math
-import sqlite3
-from pathlib import Path
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import InvalidType, InvalidValue
 from mneme_core.messages import Words
 from mneme_core.mood import EMOTIONS, Change, Emotion, Judgement, MoodSettings, change_of, decay, moods
-from mneme_core.store import Store
+from mneme_core.store import Storage, open_store
 
 SPACE = "test"
 EN, ZH = Words("en"), Words("zh")
@@ -20,29 +19,29 @@ DEFAULT = MoodSettings()
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock):
-    s = Store(tmp_path / "m.db", clock=clock)
+def store(db_path, clock):
+    s = open_store(db_path, clock=clock)
     try:
         yield s
     finally:
         s.close()
 
 
-def apply(store: Store, clock, subject: str = "u", settings: MoodSettings = DEFAULT, **change):
+def apply(store: Storage, clock, subject: str = "u", settings: MoodSettings = DEFAULT, **change):
     return store.write(moods.apply, SPACE, subject, Change(**change), clock(), settings)
 
 
-def state(store: Store, clock, subject: str = "u", settings: MoodSettings = DEFAULT):
+def state(store: Storage, clock, subject: str = "u", settings: MoodSettings = DEFAULT):
     return store.read(moods.state, SPACE, subject, clock(), settings)
 
 
-def news(store: Store, clock, settings: MoodSettings = DEFAULT, words: Words = EN, mark: bool = True):
+def news(store: Storage, clock, settings: MoodSettings = DEFAULT, words: Words = EN, mark: bool = True):
     return store.write(moods.news, SPACE, "u", clock(), settings, words, mark)
 
 
-def tables(store: Store) -> tuple[list[tuple], ...]:
+def tables(store: Storage) -> tuple[list[tuple], ...]:
     """Everything the mood writes, straight from the file."""
-    with sqlite3.connect(store.path) as conn:
+    with raw_connection(store.path) as conn:
         found = tuple(
             conn.execute(f"select * from {t}").fetchall() for t in ("subjects", "moods", "mood_events")
         )
@@ -500,10 +499,10 @@ def test_export(store, clock):
     }
 
 
-def test_import_is_lenient_idempotent_and_never_told(store, clock, tmp_path):
+def test_import_is_lenient_idempotent_and_never_told(store, clock, locate):
     apply(store, clock, delta=-9, emotions={"tender": 45}, reason="r", confidence=0.9, judge="luna")
     rows = store.read(moods.export_rows, SPACE)
-    other = Store(tmp_path / "other.db", clock=clock)
+    other = open_store(locate("other.db"), clock=clock)
     try:
         bad = [
             {"subject": ""},

@@ -10,10 +10,10 @@ stands at 2024-03-01 20:00 in UTC+8; three hours on is 23:00, four and a half is
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import Mneme
 from mneme_core.mood import EMOTIONS, Emotion, MoodSettings
@@ -431,7 +431,7 @@ def test_reset_mood_keeps_the_relationship(make):
 
 def orphans(path: Path) -> dict[str, int]:
     """Rows of the file left without their person (invisible to the facade, but still on disk)."""
-    with sqlite3.connect(path) as conn:
+    with raw_connection(path) as conn:
         found = {
             table: conn.execute(
                 f"select count(*) from {table} where subject_id not in (select id from subjects)"

@@ -4,10 +4,10 @@ the bad inputs that must be refused before anything is written."""
 from __future__ import annotations
 
 import math
-import sqlite3
 import unicodedata
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import KINDS, InvalidType, InvalidValue, Mneme, MnemeError
 from mneme_core.memory import index
@@ -21,7 +21,7 @@ def stored(m: Mneme) -> int:
 
 
 def raw_count(m: Mneme, table: str) -> int:
-    with sqlite3.connect(m.store.path) as conn:
+    with raw_connection(m.store.path) as conn:
         count = conn.execute(f"select count(*) from {table}").fetchone()[0]
     conn.close()
     return count
@@ -408,7 +408,7 @@ def test_cap_pruned_notes_leave_recall(capped, clock):
 
 
 def live_counter(m: Mneme, subject: str) -> int:
-    with sqlite3.connect(m.store.path) as conn:
+    with raw_connection(m.store.path) as conn:
         row = conn.execute(
             "select live from subjects where space = ? and subject = ?", (m.space, subject)
         ).fetchone()
@@ -600,7 +600,7 @@ def test_purge_unknown_person(mneme):
 
 
 def terms_of(m: Mneme) -> set[str]:
-    with sqlite3.connect(m.store.path) as conn:
+    with raw_connection(m.store.path) as conn:
         found = {t for (t,) in conn.execute("select term from terms")}
     conn.close()
     return found
@@ -689,7 +689,7 @@ def test_erase_removes_everything_about_a_person(mneme, db_path, clock):
         assert again.recalls("a") == []
         assert again.notes("a") == []
         assert again.subjects() == ["b"]
-    with sqlite3.connect(db_path) as conn:
+    with raw_connection(db_path) as conn:
         rows = conn.execute("select count(*) from recalls").fetchone()[0]
         texts = [t for (t,) in conn.execute("select text from notes")]
     conn.close()
@@ -703,7 +703,7 @@ def test_erase_drops_waiting_recall_log_entries(mneme, db_path, clock):
     assert mneme.recall_log.waiting == 1
     assert mneme.erase("a") == 1
     mneme.close()
-    with sqlite3.connect(db_path) as conn:
+    with raw_connection(db_path) as conn:
         assert conn.execute("select count(*) from recalls").fetchone()[0] == 0
         assert conn.execute("select count(*) from subjects").fetchone()[0] == 0
     conn.close()

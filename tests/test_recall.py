@@ -7,10 +7,9 @@ the module docstring of `mneme_core.memory.recall` states the rule.
 
 import importlib.util
 import re
-import sqlite3
-from contextlib import closing
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import Mneme, text
 from mneme_core.memory import index as index_module
@@ -28,9 +27,9 @@ def chosen_by_text(found, note_text: str):
     return next(r for r in found.chosen if r.note.text == note_text)
 
 
-def raw(db_path) -> closing[sqlite3.Connection]:
-    """A connection of its own to the file, to see what was committed."""
-    return closing(sqlite3.connect(db_path))
+def raw(db_path):
+    """A connection of its own to the database, to see what was committed."""
+    return raw_connection(db_path)
 
 
 def df_of(db_path, term: str) -> int:

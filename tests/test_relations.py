@@ -4,18 +4,17 @@ the mood weight, the prompt line in en and zh, export and import."""
 from __future__ import annotations
 
 import math
-import sqlite3
 from datetime import UTC, timedelta, timezone
-from pathlib import Path
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import InvalidType, InvalidValue
 from mneme_core import relations as rel
 from mneme_core.messages import Words
 from mneme_core.mood import Change, MoodSettings, moods
 from mneme_core.relations import ROLES, RelationSettings, Relationship, Role
-from mneme_core.store import Store
+from mneme_core.store import Storage, open_store
 
 SPACE = "test"
 DAY = 86400.0
@@ -25,8 +24,8 @@ SETTINGS = RelationSettings(zone=UTC8)
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock):
-    s = Store(tmp_path / "m.db", clock=clock)
+def store(db_path, clock):
+    s = open_store(db_path, clock=clock)
     try:
         yield s
     finally:
@@ -45,8 +44,8 @@ def seen(store, clock, subject="u", settings=SETTINGS):
     return store.write(rel.seen, SPACE, subject, clock(), settings)
 
 
-def tables(store: Store) -> tuple[list[tuple], list[tuple]]:
-    with sqlite3.connect(store.path) as conn:
+def tables(store: Storage) -> tuple[list[tuple], list[tuple]]:
+    with raw_connection(store.path) as conn:
         found = tuple(conn.execute(f"select * from {t}").fetchall() for t in ("subjects", "relationships"))
     conn.close()
     return found
@@ -302,7 +301,7 @@ def test_a_stored_role_no_longer_configured_gets_the_widest_band(store, clock):
 # -- export and import -----------------------------------------------------------------------------------
 
 
-def test_export_and_import(store, clock, tmp_path):
+def test_export_and_import(store, clock, locate):
     set_role(store, clock, "a", "creator")
     set_role(store, clock, "b", "friend", 70)
     clock.advance(days=1)
@@ -316,7 +315,7 @@ def test_export_and_import(store, clock, tmp_path):
         "updated_at": clock(),
         "last_seen": clock(),
     }
-    other = Store(tmp_path / "other.db", clock=clock)
+    other = open_store(locate("other.db"), clock=clock)
     try:
         set_role(other, clock, "z", "creator")
         bad = [

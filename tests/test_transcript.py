@@ -50,12 +50,12 @@ async def test_lines_of_a_person_and_their_order(mneme: Mneme, clock: Any) -> No
 
 
 async def test_export_carries_the_lines_and_importing_twice_adds_them_once(
-    mneme: Mneme, tmp_path: Path, clock: Any
+    mneme: Mneme, locate: Any, clock: Any
 ) -> None:
     await talk(mneme)
     data = mneme.export_data()
     assert [row["text"] for row in data["lines"]][:2] == ["my PIN is 4711", "I'll keep that safe"]
-    other = Mneme(tmp_path / "other.db", space="test", clock=clock)
+    other = Mneme(locate("other.db"), space="test", clock=clock)
     try:
         other.import_data(data)
         other.import_data(data)

@@ -7,12 +7,11 @@ reference really writes rather than our idea of it.
 """
 
 import json
-import sqlite3
-from contextlib import closing
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from conftest import raw_connection
 
 from mneme_core import Mneme
 
@@ -23,9 +22,9 @@ REFERENCE = Path(__file__).parent / "data" / "mneme_llm_0.1.0_export.json"
 
 
 @pytest.fixture
-def other(tmp_path, clock):
+def other(locate, clock):
     """A second companion in a file of its own."""
-    m = Mneme(tmp_path / "other.db", space="moved", clock=clock, zone="UTC+8")
+    m = Mneme(locate("other.db"), space="moved", clock=clock, zone="UTC+8")
     try:
         yield m
     finally:
@@ -52,7 +51,7 @@ def linked(m: Mneme, subject: str, key: str) -> bool:
 
 def live_counts_agree(m: Mneme, db_path) -> bool:
     """The running count of live notes per person matches the notes themselves."""
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         counted = dict(conn.execute("select subject, live from subjects where space = ?", (m.space,)))
     return counted == {s: len(m.notes(s)) for s in counted}
 
@@ -90,7 +89,7 @@ def filled(mneme: Mneme, clock) -> Mneme:
 # round trip
 
 
-def test_an_export_comes_back_whole(filled: Mneme, other: Mneme, tmp_path):
+def test_an_export_comes_back_whole(filled: Mneme, other: Mneme, locate):
     exported = json.loads(json.dumps(filled.export_data(), ensure_ascii=False))
 
     added = other.import_data(exported)
@@ -110,7 +109,7 @@ def test_an_export_comes_back_whole(filled: Mneme, other: Mneme, tmp_path):
     assert linked(other, LEO, "user.city")
     assert other.profile(LEO) == "A calm night owl."
     assert other.profile(MEI) == "喜欢猫和茶。"
-    assert live_counts_agree(other, tmp_path / "other.db")
+    assert live_counts_agree(other, locate("other.db"))
 
 
 def test_an_export_keeps_feelings_sources_and_glosses(filled: Mneme, other: Mneme):
@@ -161,7 +160,7 @@ def test_importing_twice_adds_nothing_the_second_time(filled: Mneme, other: Mnem
     assert len(filled.export_data()["notes"]) == 10
 
 
-def test_an_import_merges_with_what_is_there(mneme: Mneme, other: Mneme, clock, tmp_path):
+def test_an_import_merges_with_what_is_there(mneme: Mneme, other: Mneme, clock, locate):
     other.remember(LEO, "Leo has a hamster", kind="fact", key="pet.name")
     clock.advance(hours=1)
     mneme.remember(LEO, "Leo has a cat named Mochi", kind="fact", key="pet.name", importance=4)
@@ -188,7 +187,7 @@ def test_an_import_merges_with_what_is_there(mneme: Mneme, other: Mneme, clock, 
     ]
     assert {text for text, is_live in versions(other, LEO, "user.city") if is_live} == {"Leo lives in Madrid"}
     assert len(versions(other, LEO, "user.city")) == 2
-    assert live_counts_agree(other, tmp_path / "other.db")
+    assert live_counts_agree(other, locate("other.db"))
     assert other.recall(LEO, "hamster", recent=0, important=0).chosen == []
 
 
@@ -366,7 +365,7 @@ def test_a_bad_importance_gets_the_default(mneme: Mneme, importance):
 
 
 def crossed_links(m: Mneme) -> int:
-    with closing(sqlite3.connect(m.store.path)) as conn:
+    with raw_connection(m.store.path) as conn:
         return conn.execute(
             "select count(*) from notes a join notes b on b.id = a.superseded_by "
             "where a.subject_id != b.subject_id"

@@ -7,10 +7,8 @@ file through a second connection where it matters.
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
-
 import pytest
+from conftest import raw_connection
 
 from mneme_core import Mneme, hookimpl
 from mneme_core.errors import InvalidType, InvalidValue
@@ -21,7 +19,7 @@ OTHER = "discord:99"
 
 
 def live_count(db_path, subject: str = S) -> int:
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         return conn.execute("select live from subjects where subject = ?", (subject,)).fetchone()[0]
 
 

@@ -31,6 +31,7 @@ import json
 import sqlite3
 
 from .. import text
+from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
 from .note import COLUMNS, LASTING, Note, key_terms, note_of
 
@@ -38,6 +39,15 @@ FRESH_NOTES = 256
 RECENT_NOTES = 4096
 SHIFT = 20  # fresh_postings.id = note_id << SHIFT | the term's position in the note
 MERGES = "recent_merges"  # meta: fresh merges since the recent postings last settled
+
+
+ADD_FRESH = Dialects(
+    "insert or ignore into fresh_postings(id, term_id, fresh_at, weight) "
+    f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
+    "insert into fresh_postings(id, term_id, fresh_at, weight) "
+    f"select (?::bigint << {SHIFT}) + key, value, ?::float8, ?::float8 from mneme_ids(?) "
+    "on conflict do nothing",
+)
 
 
 def note_terms(note_text: str, key: str | None, gloss: str | None) -> list[str]:
@@ -122,11 +132,7 @@ def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
     if not terms:
         return
     fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
-    conn.execute(
-        "insert or ignore into fresh_postings(id, term_id, fresh_at, weight) "
-        f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
-        (note.id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms))),
-    )
+    conn.execute(ADD_FRESH, (note.id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms))))
     oldest = conn.execute(f"select id >> {SHIFT} from fresh_postings order by id limit 1").fetchone()
     if oldest and note.id - oldest[0] >= FRESH_NOTES:
         merge(conn)

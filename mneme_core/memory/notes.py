@@ -438,7 +438,7 @@ def notes(
     rows = conn.execute(
         f"select {COLUMNS} from notes where subject_id = :sid{live}{where} "
         "order by id desc limit :limit offset :offset",
-        {"sid": sid, "limit": -1 if limit is None else limit, "offset": offset, **params},
+        {"sid": sid, "limit": 2**62 if limit is None else limit, "offset": offset, **params},
     ).fetchall()
     return [note_of(subject, row) for row in rows]
 

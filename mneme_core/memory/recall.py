@@ -68,6 +68,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import text
+from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
 from . import index, overview
 from .note import COLUMNS, Note, note_of
@@ -217,13 +218,16 @@ def _word_ranked(
     # With filters, each posting meets its note (at most `POSTINGS` lookups by id), so the best `k` are
     # the best that fit.
     join = f"join notes n on n.id = h.note_id where 1 {where} " if where else ""
-    ranked = conn.execute(
+    sql = (
         "select h.note_id, sum(h.w) as evidence, sum(h.bit) as hits, "
         f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight as score "
         f"from ({' union all '.join(parts)}) h {join}"
-        "group by h.note_id order by score desc, h.note_id desc limit :k",
-        params | narrow,
-    ).fetchall()
+        "group by h.note_id order by score desc, h.note_id desc limit :k"
+    )
+    # A note's postings all carry its fresh_at and weight: SQLite takes them from any row of the group,
+    # PostgreSQL wants them named as an aggregate.
+    grouped = sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
+    ranked = conn.execute(Dialects(sql, grouped), params | narrow).fetchall()
     unmerged = _scored_fresh(fresh_rows, shares, live, ask)
     if where and unmerged:
         fit = _fitting(conn, [row[0] for row in unmerged], where, narrow)

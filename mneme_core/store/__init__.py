@@ -39,7 +39,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -47,6 +46,8 @@ import aiosqlite
 from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
+from .location import is_url
+from .transactions import Queued, Storage, Transactions
 from .turns import Late, Turn
 
 log = logging.getLogger(__name__)
@@ -64,12 +65,6 @@ class Connection(sqlite3.Connection):
 
     def forget(self) -> None:
         self.__dict__.clear()
-
-
-def _forget(conn: sqlite3.Connection) -> None:
-    forget = getattr(conn, "forget", None)
-    if forget is not None:
-        forget()
 
 
 CLOSE_WAIT = 10.0
@@ -100,18 +95,7 @@ def _as_daemon(aconn: aiosqlite.Connection) -> None:
     thread.daemon = True
 
 
-@dataclass
-class _Queued:
-    """A write waiting for the writer's thread, and its outcome once committed (or not)."""
-
-    work: Callable[..., Any]
-    args: tuple[Any, ...]
-    wipe: bool = False
-    result: Any = None
-    error: BaseException | None = None
-
-
-class Store:
+class Store(Transactions):
     """Owns one SQLite file: its schema, its pragmas and every connection to it."""
 
     def __init__(
@@ -147,7 +131,7 @@ class Store:
         self._owned_lock = threading.Lock()
         self._aconns: tuple[aiosqlite.Connection, aiosqlite.Connection] | None = None
         self._aopen_lock = threading.Lock()
-        self._queue: list[_Queued] = []
+        self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
         self._migrate()
@@ -330,22 +314,6 @@ class Store:
             time.sleep(pause * random.uniform(0.5, 1.5))  # two processes retrying in step would meet again
             pause = min(2 * pause, 0.002)
 
-    @contextmanager
-    def _committing(self, conn: sqlite3.Connection) -> Iterator[None]:
-        """The rest of a write transaction begun in turn: the caller's work, then what rides along
-        (`piggyback`), then the commit; on any error a rollback, and the connection forgets what its
-        transactions taught it."""
-        try:
-            yield
-            for extra in self.piggyback:
-                extra(conn)
-            conn.execute("commit")
-        except BaseException:
-            _forget(conn)
-            if conn.in_transaction:
-                conn.execute("rollback")
-            raise
-
     def _write_txn(
         self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...], wipe: bool = False
     ) -> T:
@@ -408,13 +376,13 @@ class Store:
         transaction, so one that fails is rolled back alone, and none returns before the commit holding
         it succeeded. A bot writing for many people at once pays one commit per batch, not per note.
         """
-        return await self._awrite(_Queued(work, args))
+        return await self._awrite(Queued(work, args))
 
     async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
         """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
-        return await self._awrite(_Queued(work, args, wipe=True))
+        return await self._awrite(Queued(work, args, wipe=True))
 
-    async def _awrite(self, item: _Queued) -> Any:
+    async def _awrite(self, item: Queued) -> Any:
         writer, _ = await self._aconnections()
         with self._queue_lock:
             self._queue.append(item)
@@ -439,26 +407,6 @@ class Store:
                     item.result, item.error = None, err
             return
         self.checkpointer.wrote(conn)
-
-    def _commit_batch(self, conn: sqlite3.Connection, batch: list[_Queued]) -> None:
-        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
-        with self._committing(conn):
-            for item in batch:
-                conn.execute("savepoint queued")
-                try:
-                    item.result = item.work(conn, *item.args)
-                except Exception as err:  # this write alone fails; the others go on
-                    _forget(conn)
-                    conn.execute("rollback to queued")
-                    item.error = err
-                conn.execute("release queued")
-        if any(item.wipe for item in batch):
-            try:
-                self._wipe(conn)
-            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
-                for item in batch:
-                    if item.wipe and item.error is None:
-                        item.error = err
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
@@ -542,3 +490,13 @@ class Store:
             for name in os.listdir(self._scratch):
                 os.remove(os.path.join(self._scratch, name))
             os.rmdir(self._scratch)
+
+
+def open_store(location: str | os.PathLike[str], **options: Any) -> Storage:
+    """The store for `location`: a `postgresql://` URL opens PostgreSQL (the `postgres` extra), anything
+    else is a SQLite file's path; a URL of another scheme is refused (`location`)."""
+    if is_url(location):
+        from .postgres.store import PostgresStore  # psycopg is needed only here
+
+        return PostgresStore(os.fspath(location), **options)
+    return Store(location, **options)

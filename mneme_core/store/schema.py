@@ -116,6 +116,7 @@ class Migration:
 
     name: str
     apply: Callable[[sqlite3.Connection], None]
+    postgres: str | None = None  # a plugin's step in PostgreSQL's words, where SQLite's would not do
 
 
 def statements(sql: str) -> list[str]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
+from mneme_core.store.postgres.dialect import Dialects
 
-from .schema import CENTROIDS_0001
+from .schema import CENTROIDS_0001, CENTROIDS_0001_POSTGRES
 
 __all__ = ["Centroids", "make_tier", "register_migrations", "register_tiers"]
 
@@ -50,7 +51,7 @@ make_tier.name = "centroids"  # type: ignore[attr-defined]
 
 @hookimpl
 def register_migrations(register: Any) -> None:
-    register("0001_centroids", CENTROIDS_0001)
+    register("0001_centroids", Dialects(CENTROIDS_0001, CENTROIDS_0001_POSTGRES))
 
 
 @hookimpl

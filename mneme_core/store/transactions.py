@@ -1,0 +1,115 @@
+"""What every store does the same way, whatever holds the data: run transaction functions, commit what
+rides along, and commit waiting writes together.
+
+The engine talks to a store through `Storage` (below): every unit of work is a plain function of a
+connection (a *transaction function*), run by `read`/`write` on the calling thread or by `aread`/`awrite`
+off the event loop. `store.Store` keeps one SQLite file (the embedded default); `store.postgres` a
+PostgreSQL database. A connection is whatever the backend hands its functions: SQLite's own
+`sqlite3.Connection` (no wrapper on that path), or PostgreSQL's, which takes the same SQL
+(`store.postgres.dialect`). `open_store` chooses by where the data is: a path, or a `postgresql://` URL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..errors import BusyError
+
+T = TypeVar("T")
+Work = Callable[..., T]
+
+
+class Storage(Protocol):
+    """What the engine needs of a store."""
+
+    path: str  # where the data is, for messages (a URL without its password)
+    durability: str
+    busy_timeout: float
+    clock: Callable[[], float]
+    piggyback: list[Callable[[Any], None]]
+
+    def read(self, work: Work[T], *args: Any) -> T: ...
+    def write(self, work: Work[T], *args: Any) -> T: ...
+    def write_for_good(self, work: Work[T], *args: Any) -> T: ...
+    async def aread(self, work: Work[T], *args: Any) -> T: ...
+    async def awrite(self, work: Work[T], *args: Any) -> T: ...
+    async def awrite_for_good(self, work: Work[T], *args: Any) -> T: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    async def aclose(self) -> None: ...
+    def close_at_exit(self) -> None: ...
+
+
+def forget(conn: Any) -> None:
+    """The connection forgets what its transactions taught it (see `store.Connection`)."""
+    found = getattr(conn, "forget", None)
+    if found is not None:
+        found()
+
+
+@dataclass
+class Queued:
+    """A write waiting for the writer's thread, and its outcome once committed (or not)."""
+
+    work: Callable[..., Any]
+    args: tuple[Any, ...]
+    wipe: bool = False
+    result: Any = None
+    error: BaseException | None = None
+
+
+class Transactions:
+    """The commit and group commit both stores share; a store gives `piggyback` and `_wipe` (and may say
+    how it commits and rolls back)."""
+
+    piggyback: list[Callable[[Any], None]]
+
+    def _wipe(self, conn: Any) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def _committing(self, conn: Any) -> Iterator[None]:
+        """The rest of a write transaction begun in turn: the caller's work, then what rides along
+        (`piggyback`), then the commit; on any error a rollback, and the connection forgets what its
+        transactions taught it."""
+        try:
+            yield
+            for extra in self.piggyback:
+                extra(conn)
+            self._commit(conn)
+        except BaseException:
+            forget(conn)
+            self._rollback(conn)
+            raise
+
+    def _commit(self, conn: Any) -> None:
+        conn.execute("commit")
+
+    def _rollback(self, conn: Any) -> None:
+        if conn.in_transaction:
+            conn.execute("rollback")
+
+    def _commit_batch(self, conn: Any, batch: list[Queued]) -> None:
+        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
+        with self._committing(conn):
+            for item in batch:
+                conn.execute("savepoint queued")
+                try:
+                    item.result = item.work(conn, *item.args)
+                except Exception as err:  # this write alone fails; the others go on
+                    forget(conn)
+                    conn.execute("rollback to queued")
+                    item.error = err
+                conn.execute("release queued")
+        if any(item.wipe for item in batch):
+            try:
+                self._wipe(conn)
+            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
+                for item in batch:
+                    if item.wipe and item.error is None:
+                        item.error = err
