@@ -129,11 +129,15 @@ def db_path(locate: Callable[[str], Path | str]) -> Path | str:
     return locate("mneme.db")
 
 
+def is_postgres(location: Path | str) -> bool:
+    return isinstance(location, str) and location.startswith("postgresql://")
+
+
 @contextmanager
 def raw_connection(location: Path | str) -> Iterator[Any]:
     """A plain connection to a test's database, outside any store, taking SQLite's SQL on both backends
     (PostgreSQL's through `store.postgres.connection`), committed and closed at the end."""
-    if isinstance(location, str) and location.startswith("postgresql://"):
+    if is_postgres(location):
         from mneme_core.store.postgres.connection import opened
 
         conn = opened(location, "test", 10.0, "on")
