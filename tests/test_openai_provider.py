@@ -286,7 +286,9 @@ async def test_a_bot_sends_the_conversation_as_chat_messages(endpoint: Endpoint,
     try:
         for said in ("Hi, I'm Leo.", "My sister is called Leah.", "What is my sister called?"):
             await runner.handle(adapter, Incoming(platform="test", user_id="1", user_name="Leo", text=said))
-        replies = [r["json"]["messages"] for r in endpoint.requests if "You are Mio." in json.dumps(r["json"])]
+        replies = [
+            r["json"]["messages"] for r in endpoint.requests if "You are Mio." in json.dumps(r["json"])
+        ]
         sent = replies[-1]  # the reply's request (the judge asks the same endpoint between the turns)
         assert sent[0]["role"] == "system" and sent[0]["content"].startswith("You are Mio.")
         assert [(m["role"], m["content"]) for m in sent[1:]] == [

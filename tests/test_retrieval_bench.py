@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
-sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(BENCH / "data"))
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+# The benchmarks are imported as a package from the project's root: their own folder on the path would put
+# benchmarks/concurrent.py in the place of the standard library's `concurrent` for every later import.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-import build_dev  # noqa: E402
-import retrieval  # noqa: E402
+from benchmarks import retrieval  # noqa: E402
+from benchmarks.data import build_dev  # noqa: E402
 
 
 @pytest.fixture(scope="module")
