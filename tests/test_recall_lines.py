@@ -187,3 +187,12 @@ async def test_with_a_stated_embedder_a_similar_line_is_found_without_a_word_in_
         assert conn.execute("select count(*) from line_vectors").fetchone()[0] == 0  # they go with the lines
     finally:
         conn.close()
+
+
+async def test_since_and_until_keep_to_lines_said_then_and_kinds_to_notes(mneme: Mneme, clock: Any) -> None:
+    ids = await said(mneme, clock, [("pottery on monday", "ok"), ("pottery on friday", "ok")], gap=4 * DAY)
+    start = clock.now - 5 * DAY  # after the first pair, before the second
+
+    assert [r.line.id for r in mneme.recall(LEO, "pottery", since=start).lines] == [ids[2], ids[3]]
+    assert ids[0] in {r.line.id for r in mneme.recall(LEO, "pottery", until=start).lines}
+    assert mneme.recall(LEO, "pottery", kinds=["fact"]).lines == []

@@ -173,17 +173,9 @@ class Ask:
 
     def narrowed_lines(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The time filters as SQL on the lines' `at` (lines have no kind: with kinds asked, no line fits)."""
-        w = self.within
-        parts, params = [], {}
-        if w.kinds is not None:
-            parts.append("0")
-        if w.since is not None:
-            parts.append(f"{table}at >= :w_since")
-            params["w_since"] = w.since
-        if w.until is not None:
-            parts.append(f"{table}at < :w_until")
-            params["w_until"] = w.until
-        return "".join(" and " + part for part in parts), params
+        if self.within.kinds is not None:
+            return " and 0", {}
+        return replace(self.within, key_prefix=None).sql(table, when="at")
 
     def in_period(self, ts: float) -> float:
         """What the period the query names makes of a score dated `ts` (`PERIOD_BOOST` inside, else 1)."""

@@ -209,13 +209,21 @@ _MINE = (
 def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line: Line) -> list[int]:
     """The person's lines just before and just after this one, in its conversation."""
     found = []
+    where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
     for op, order in (("<", "desc"), (">", "asc")):
         found += [
             row[0]
             for row in conn.execute(
                 f"select l.id from lines l where l.space = :space and l.conversation = :c and l.id {op} :id "
-                f"and l.addressed = 1 and {_MINE} order by l.id {order} limit :n",
-                {"space": ask.space, "c": line.conversation, "id": line.id, "sid": sid, "n": CONTEXT},
+                f"and l.addressed = 1 and {_MINE}{where} order by l.id {order} limit :n",
+                {
+                    "space": ask.space,
+                    "c": line.conversation,
+                    "id": line.id,
+                    "sid": sid,
+                    "n": CONTEXT,
+                    **narrow,
+                },
             )
         ]
     return found
