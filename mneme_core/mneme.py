@@ -453,6 +453,7 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
@@ -460,14 +461,15 @@ class Mneme(CompanionVerbs):
         header: str | None = None,
     ) -> str:
         """The block for the system prompt: who the person is to the companion, what it remembers of them
-        (as data, not instructions), and how it feels if that changed since it was last told."""
+        (as data, not instructions), and how it feels if that changed since it was last told (`mark=False`
+        leaves that news untold; `log=False` keeps the recall out of the recall log, for a look by hand)."""
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
         found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     async def aprompt(
         self,
@@ -476,6 +478,7 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
@@ -490,7 +493,7 @@ class Mneme(CompanionVerbs):
         )
         found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None

@@ -13,10 +13,14 @@ from click.testing import CliRunner
 
 from mneme_core.cli import main
 from mneme_core.config import KEYS, keys, load
+from mneme_core.store import Store
 
 
 @pytest.fixture
 def run(db_path: Path):
+    """`mneme --db <file> --space fish ARGS...` on a companion's file that exists and has met no config (a
+    command that only reads refuses a file that is not there: test_cli_files.py)."""
+    Store(db_path).close()
     runner = CliRunner()
 
     def invoke(*args: str, env: dict[str, str] | None = None):

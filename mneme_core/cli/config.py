@@ -7,26 +7,32 @@ refusal is one line on stderr and exit code 2; nothing is written by a refused c
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
 
+from .. import files
 from ..config import Config, keys, toml
 from ..errors import MnemeError
 from ..from_mneme_llm import database as mneme_llm_database
 from ..store import Store
-from . import Context, Refused, main
+from . import Context, Refused, main, unopenable
 
 
 @contextmanager
-def opened(ctx: Context) -> Iterator[Config]:
+def opened(ctx: Context, *, reads: bool = False) -> Iterator[Config]:
+    if reads:
+        ctx.exists()
     try:
         mneme_llm_database.adopt(ctx.db, time.time())  # a mneme-llm file is converted, after a backup
         store = Store(ctx.db)
     except MnemeError as err:
         raise Refused(str(err)) from err
+    except (OSError, sqlite3.Error) as err:
+        raise Refused(unopenable(ctx.db, err)) from err
     try:
         config = Config(store, ctx.space)
         if ctx.config:
@@ -49,7 +55,7 @@ def config_group() -> None:
 @click.pass_obj
 def show(ctx: Context, prefix: str, origins: bool) -> None:
     """The config in effect, or the part under PREFIX (mood, prompts.reflect, messages.zh)."""
-    with opened(ctx) as config:
+    with opened(ctx, reads=True) as config:
         if not origins:
             click.echo(config.to_toml(prefix), nl=False)
             return
@@ -79,8 +85,10 @@ def set_(ctx: Context, key: str, value: str | None, path: str | None) -> None:
     if (value is None) == (path is None):
         raise Refused("config set takes a VALUE or --file FILE, not both or neither")
     if path is not None:
-        with open(path, encoding="utf-8") as file:
-            value = file.read().removesuffix("\n")
+        try:
+            value = files.read_text(path).removesuffix("\n")
+        except files.FileRefused as err:
+            raise Refused(str(err)) from err
     assert value is not None
     with opened(ctx) as config:
         stored = config.set(key, keys.parse(key, value))
@@ -102,7 +110,7 @@ def apply(ctx: Context, path: str) -> None:
 @click.pass_obj
 def check(ctx: Context) -> None:
     """Defaults a newer version improved, keys it added, values that no longer pass."""
-    with opened(ctx) as config:
+    with opened(ctx, reads=True) as config:
         report = config.check()
     for key in report.newer:
         click.echo(f"newer default: {key} (take it with `mneme config defaults {key}`)")

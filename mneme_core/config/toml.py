@@ -27,6 +27,7 @@ from typing import Any
 
 import tomli_w
 
+from .. import files
 from ..errors import InvalidType, InvalidValue, describe
 from . import keys, mneme_llm
 from .keys import FREE, KEYS, LISTS, SECTIONS, ConfigError
@@ -43,14 +44,11 @@ def read(source: Source) -> tuple[Mapping[str, Any], str]:
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         try:
-            with open(path, "rb") as file:
-                return tomllib.load(file), path
-        except FileNotFoundError as err:
-            raise ConfigError(f"{path}: no such config file") from err
+            return tomllib.loads(files.read_text(path, "config file")), path
+        except files.FileRefused as err:  # not there, not readable, not UTF-8: one line naming the file
+            raise ConfigError(str(err)) from err
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path} is not valid TOML: {err}") from err
-        except OSError as err:
-            raise ConfigError(f"{path} cannot be read: {err.strerror or err}") from err
     if not isinstance(source, Mapping):
         raise InvalidType(f"a config is a mapping or the path of a TOML file, not {type(source).__name__}")
     return source, name_of(source)
