@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import mneme_core
+import mneme_core.bot
 import mneme_core.cli.bot
 import mneme_core.plugins
 from mneme_core import Mneme
@@ -816,6 +817,25 @@ def test_a_plugin_adds_a_command(run, plug):
     assert "remember" in listed
     (info,) = json.loads(ok(run("plugins", "--json")))
     assert info["kind"] == "registered" and info["hooks"] == ["register_commands"]
+
+
+class Matrix:
+    """A plugin that adds an adapter."""
+
+    @hookimpl
+    def register_adapters(self, register):
+        class MatrixAdapter(mneme_core.bot.Adapter):
+            name = "matrix"
+
+        register(MatrixAdapter)
+
+
+def test_run_help_lists_the_adapters_and_providers_installed(run, plug):
+    assert "adapters         console\n" in ok(run("run", "--help"))
+    plug(Matrix())
+    shown = ok(run("run", "--help"))
+    assert "Installed here:\n  adapters         console, matrix\n  model providers  offline\n" in shown
+    assert "`mneme config template` lists every key they read" in " ".join(shown.split())
 
 
 def test_help_lists_a_plugin_command_before_it_is_used(run, plug):

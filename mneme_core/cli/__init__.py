@@ -34,14 +34,30 @@ def one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 
+TERMINAL = "mneme terminal"
+"""The name of the handler `quiet_logging` puts on the root logger (and `bot_logging` turns into a log)."""
+
+
 def quiet_logging() -> None:
     """Warnings as one line each on stderr, unless the host configured logging itself."""
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler()
+        handler.set_name(TERMINAL)
         handler.setFormatter(OneLine())
         handler.setLevel(logging.WARNING)
         root.addHandler(handler)
+
+
+def bot_logging() -> None:
+    """A bot's log rather than a person's terminal (`mneme run`): every line timed, from INFO, tracebacks
+    kept. Only the handler `quiet_logging` made changes; a host's own logging is left as it is."""
+    root = logging.getLogger()
+    for handler in root.handlers:
+        if handler.get_name() == TERMINAL:
+            handler.setLevel(logging.INFO)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+            root.setLevel(logging.INFO)
 
 
 class Refused(click.ClickException):
