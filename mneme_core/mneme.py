@@ -127,7 +127,8 @@ class Mneme(CompanionVerbs):
         self.mneme_llm_backup = mneme_llm_database.adopt(path, float(clock()))
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
-            self.config = Config(self.store, space)
+            # What adapters and plugins declared for their tables is checked as theirs (`register_settings`).
+            self.config = Config(self.store, space, declared=lambda: self.plugins.settings)
             self.config.seed(config)  # the file counts only the first time the database meets this space
             current = self.config.snapshot()
             self.settings: Settings = current.settings(given)

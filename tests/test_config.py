@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mneme_core.config import KEYS, Config, ConfigError, arguments, keys, load, resolve, template
+from mneme_core.config import KEYS, Config, ConfigError, arguments, checks, keys, load, resolve, template
+from mneme_core.config.declared import Setting, Table
 from mneme_core.errors import InvalidType, InvalidValue
 from mneme_core.messages import Words, fill
 from mneme_core.mood.settings import MoodSettings
@@ -577,3 +578,34 @@ def test_import_skips_what_does_not_pass(config, db_path):
     assert stored["mood.floor"] == (0.0, "default")
     with pytest.raises(InvalidType):
         config.import_rows({"key": "x"})
+
+
+# -- an adapter's or plugin's own table, declared once -----------------------------------------------------
+
+
+def test_a_declared_table_is_read_with_its_checks_and_defaults():
+    weather = Table(
+        "plugins.weather",
+        (
+            Setting("city", checks.text(80), "the city told of", example="Lyon"),
+            Setting("days", checks.number(1, 7, whole=True), "days told", default=2),
+        ),
+    )
+    assert weather.read(None) == {"days": 2}  # a key without a default stays out
+    assert weather.read({"city": "Lyon", "days": None}) == {"city": "Lyon", "days": 2}  # None: not given
+    with pytest.raises(
+        InvalidValue, match=r"^plugins.weather.dyas: no such setting \(did you mean days\?\); "
+    ):
+        weather.read({"dyas": 3})
+    with pytest.raises(InvalidValue, match=r"^plugins.weather.days is a whole number from 1 to 7, not 8$"):
+        weather.read({"days": 8})
+    with pytest.raises(InvalidType, match=r"^plugins.weather is a table"):
+        weather.read(["days"])
+    with pytest.raises(InvalidValue, match=r"a settings table is adapters\.<name> or plugins\.<name>"):
+        Table("weather", ())
+    registered: dict[str, object] = {}
+    weather.register(lambda key, check, rule, **more: registered.update({key: more}))
+    assert registered == {
+        "plugins.weather.city": {"default": keys.MISSING, "example": "Lyon"},
+        "plugins.weather.days": {"default": 2, "example": keys.MISSING},
+    }

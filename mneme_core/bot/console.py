@@ -24,13 +24,36 @@ import threading
 from collections.abc import Mapping
 from typing import IO, Any
 
+from ..config import checks
+from ..config.declared import Setting, Table
 from .incoming import Adapter, Incoming, subject_for
 from .models import close_model, model_from_config
 from .offline import OfflineModel
 from .runner import Runner
 from .settings import BotSettings
 
-__all__ = ["HELP", "OFFLINE", "QUIT", "ConsoleAdapter", "achat"]
+__all__ = ["HELP", "OFFLINE", "QUIT", "SETTINGS", "ConsoleAdapter", "achat"]
+
+
+def _user_id(key: str, value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    return checks.text(80)(key, value)
+
+
+SETTINGS = Table(
+    "adapters.console",
+    (
+        Setting(
+            "user_id",
+            _user_id,
+            "who is at the terminal: console:<user_id> (default: the login name)",
+            example="leo",
+        ),
+        Setting("user_name", checks.text(80), "how the companion calls them", example="Leo"),
+    ),
+)
+"""The `[adapters.console]` table, read by `mneme chat` and `mneme run console` alike."""
 
 QUIT = frozenset({"/quit", "/exit", "/bye"})
 HELP = frozenset({"/help", "/?"})
@@ -58,10 +81,11 @@ class ConsoleAdapter(Adapter):
         prompt: str = "> ",
     ) -> None:
         super().__init__(settings)
+        table = SETTINGS.read(self.settings)
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
-        self.user_id = user_id or str(self.settings.get("user_id") or _login())
-        self.user_name = user_name or self.settings.get("user_name") or None
+        self.user_id = user_id or table.get("user_id") or _login()
+        self.user_name = user_name or table.get("user_name") or None
         self.prompt = prompt
         self._reader: asyncio.Task[None] | None = None
 

@@ -15,11 +15,23 @@ from contextlib import contextmanager
 import click
 
 from .. import files
+from ..bot.hooks import ready
 from ..config import Config, keys, toml
 from ..errors import MnemeError
 from ..from_mneme_llm import database as mneme_llm_database
+from ..plugins import Manager, PluginError, make_manager
 from ..store import Store
-from . import Context, Refused, main, unopenable
+from . import Context, Refused, main, one_line, unopenable
+
+
+def installed() -> Manager | None:
+    """The plugins installed here, the bot's built-in ones included, so the keys every adapter and plugin
+    reads are checked as theirs; None (with one line saying why) when they cannot be loaded."""
+    try:
+        return ready(make_manager())
+    except PluginError as err:
+        click.echo(f"mneme: plugins left out, their settings unchecked: {one_line(err)}", err=True)
+        return None
 
 
 @contextmanager
@@ -33,8 +45,9 @@ def opened(ctx: Context, *, reads: bool = False) -> Iterator[Config]:
         raise Refused(str(err)) from err
     except (OSError, sqlite3.Error) as err:
         raise Refused(unopenable(ctx.db, err)) from err
+    manager = installed()
     try:
-        config = Config(store, ctx.space)
+        config = Config(store, ctx.space, declared=manager.settings if manager else None)
         if ctx.config:
             config.seed(ctx.config)
         yield config
@@ -69,8 +82,19 @@ def show(ctx: Context, prefix: str, origins: bool) -> None:
 
 @config_group.command()
 def template() -> None:
-    """Every key with this version's defaults, as a commented file to start from."""
-    click.echo(toml.template(), nl=False)
+    """Every key with this version's defaults, as a commented file to start from, and every key each
+    installed adapter and plugin reads (commented out)."""
+    manager = installed()
+    if manager is None:
+        click.echo(toml.template(), nl=False)
+        return
+    declared = manager.settings
+    click.echo(toml.template(declared, lambda key: _short(declared.owner(key))), nl=False)
+
+
+def _short(plugin: str) -> str:
+    """Who reads a table, as a person knows it: a plugin by its name, Mneme's own built-in plugins as such."""
+    return "mneme-bots itself" if plugin.startswith("mneme_core.") else f"the plugin {plugin}"
 
 
 @config_group.command(name="set")
@@ -120,6 +144,8 @@ def check(ctx: Context) -> None:
         click.echo(f"not used: {why} (the default is used instead)")
     for key in report.unknown:
         click.echo(f"unknown: {key} (kept, not used by this version)")
+    for key, why in report.refused.items():
+        click.echo(f"refused by its plugin: {why} (fix it with `mneme config set {key} VALUE`)")
     if report.ok:
         click.echo("the config is up to date")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -97,22 +97,25 @@ def _dotted(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, A
             yield f"{prefix}{key}", value
 
 
-def load(source: Source, left_out: dict[str, str] | None = None) -> dict[str, Any]:
+def load(
+    source: Source, left_out: dict[str, str] | None = None, declared: keys.Declared | None = None
+) -> dict[str, Any]:
     """A config's flat keys with their values checked one by one, or `ConfigError` naming every bad key.
 
     A mneme-llm config is read too (`mneme_llm`): what has an equivalent is mapped, and each key without
     one is logged and, when `left_out` is given, put there with why. Checks across keys (the mood's band)
-    need the values already in effect, so `Config` runs them.
+    need the values already in effect, so `Config` runs them. `declared` are the keys installed adapters
+    and plugins read from their own tables (`keys.lookup`).
     """
     data, name = read(source)
     flat, problems = flatten(data)
     try:
-        return check_all(flat, name, problems)
+        return check_all(flat, name, problems, declared)
     except ConfigError as refused:
         if not mneme_llm.speaks_mneme_llm(flat, refused.problems):
             raise
     translated = mneme_llm.translate(flat)
-    values = check_all(translated.values, f"{name} (read as a mneme-llm config)")
+    values = check_all(translated.values, f"{name} (read as a mneme-llm config)", declared=declared)
     if translated.left_out:
         log.warning(
             "%s is a mneme-llm config: %d keys have no equivalent in Mneme and are left out: %s",
@@ -125,12 +128,17 @@ def load(source: Source, left_out: dict[str, str] | None = None) -> dict[str, An
     return values
 
 
-def check_all(flat: Mapping[str, Any], name: str, problems: dict[str, str] | None = None) -> dict[str, Any]:
+def check_all(
+    flat: Mapping[str, Any],
+    name: str,
+    problems: dict[str, str] | None = None,
+    declared: keys.Declared | None = None,
+) -> dict[str, Any]:
     problems = dict(problems or {})
     checked: dict[str, Any] = {}
     for key, value in flat.items():
         try:
-            checked[key] = keys.lookup(key).check(key, value)
+            checked[key] = keys.lookup(key, declared).check(key, value)
         except (InvalidValue, InvalidType) as err:
             problems[key] = str(err)
     if problems:
@@ -257,10 +265,32 @@ def _wrap(text: str, width: int = 108) -> list[str]:
     return [*lines, line] if line else lines
 
 
-def template() -> str:
-    """Every key with this version's defaults, as a commented file to start from."""
+def template(declared: keys.Declared | None = None, owner: Callable[[str], str] | None = None) -> str:
+    """Every key with this version's defaults, as a commented file to start from; with `declared`, every key
+    the installed adapters and plugins read from their own tables too (`owned`)."""
     try:
         version = metadata.version("mneme-bots")
     except metadata.PackageNotFoundError:
         version = "(not installed)"
-    return dumps(keys.defaults(), notes=True, header=HEADER.format(version=version)) + FOOTER
+    made = dumps(keys.defaults(), notes=True, header=HEADER.format(version=version)) + FOOTER
+    return made + owned(declared, owner) if declared else made
+
+
+def owned(declared: keys.Declared, owner: Callable[[str], str] | None = None) -> str:
+    """The tables adapters and plugins declared, each key commented out (so the file means the same) with
+    what it allows above it, and its default, or an example where it has none; `owner(key)` says who reads
+    it ("the plugin discord")."""
+    tables: dict[str, list[keys.Key]] = {}
+    for key in declared.values():
+        tables.setdefault(key.name.rsplit(".", 1)[0], []).append(key)
+    out = []
+    for table, found in sorted(tables.items()):
+        whose = f"read by {owner(found[0].name)}; " if owner else ""
+        lines = [f"# [{table}]  ({whose}uncomment what you set)"]
+        for key in found:
+            value = key.example if key.default is keys.MISSING else key.default
+            example = " (no default; an example below)" if key.default is keys.MISSING else ""
+            lines.extend(f"#   {line}" for line in _wrap(key.rule + example, 104))
+            lines.append(f"# {_key(key.name.rsplit('.', 1)[1])} = {inline(value)}")
+        out.append("\n".join(lines) + "\n")
+    return "\n" + "\n".join(out)
