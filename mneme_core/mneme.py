@@ -129,7 +129,9 @@ class Mneme(CompanionVerbs):
         try:
             # What adapters and plugins declared for their tables is checked as theirs (`register_settings`).
             self.config = Config(self.store, space, declared=lambda: self.plugins.settings)
-            self.config.seed(config)  # the file counts only the first time the database meets this space
+            # The first time the database meets this space the file is taken whole; after that its adapters'
+            # and plugins' tables are, and the companion's own keys it differs in are named (config.meeting).
+            self.config.meet(config)
             current = self.config.snapshot()
             self.settings: Settings = current.settings(given)
             stored_relations = current.relation_settings(self.settings.zone)

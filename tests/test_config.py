@@ -138,14 +138,22 @@ def test_first_meeting_stores_the_defaults_under_the_file_in_one_go(config, db_p
     assert {origin for _, origin in stored.values()} == {"default", "file"}
 
 
-def test_the_stored_copy_wins_over_the_file_after_the_first_open(tmp_path, store, db_path):
+def test_the_stored_copy_wins_over_the_file_after_the_first_open(tmp_path, store, db_path, caplog):
     first = write(tmp_path, '[companion]\nname = "Fish"\n', "first.toml")
     assert Config(store, SPACE).seed(first)
     before = raw_table(db_path)
     second = write(tmp_path, '[companion]\nname = "Shark"\n', "second.toml")
-    assert not Config(store, SPACE).seed(second)
-    assert not Config(store, SPACE).seed(tmp_path / "gone.toml")  # not even opened
-    assert not Config(store, SPACE).seed(write(tmp_path, "[nonsense]\n", "broken.toml"))
+    met = Config(store, SPACE).meet(second)
+    assert not met and [(d.key, d.file, d.stored) for d in met.kept] == [("companion.name", "Shark", "Fish")]
+    (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert said.startswith(
+        f"{second} differs from the database's copy of the companion's config in companion.name"
+    )
+    assert f"config apply {second}` takes the file's" in said
+    with pytest.raises(ConfigError, match=r"gone\.toml: no such config file"):  # never silently unread
+        Config(store, SPACE).seed(tmp_path / "gone.toml")
+    with pytest.raises(ConfigError, match=r"broken\.toml is refused: nonsense: no such section"):
+        Config(store, SPACE).seed(write(tmp_path, "[nonsense]\n", "broken.toml"))
     assert raw_table(db_path) == before
     assert Config(store, SPACE).get("companion.name") == "Fish"
 

@@ -15,10 +15,10 @@ channels allowed. "name" and "all" read what people write in servers, which Disc
 the privileged message content intent (a direct message, a mention and a reply to the bot carry it anyway).
 
 A drop-in cog opens its own engine unless the host hands it one (`bot.mneme`), from the environment the
-`mneme` command reads too: `MNEME_DB` (the file), `MNEME_SPACE`, `MNEME_CONFIG` (a TOML file, taken the
-first time the file meets the space), plus `MNEME_MODEL` (a model provider's name; default: the first one
-configured, else the offline stand-in), `MNEME_PERSONA` (default: `companion.persona`) and
-`MNEME_DISCORD_CHANNELS` (comma-separated ids, over the table's `channels`).
+`mneme` command reads too: `MNEME_DB` (the file), `MNEME_SPACE`, `MNEME_CONFIG` (a TOML file: taken whole
+the first time, then its adapters' and plugins' tables at each start), plus `MNEME_MODEL` (a model
+provider's name; default: the first one configured, else the offline stand-in), `MNEME_PERSONA` (default:
+`companion.persona`) and `MNEME_DISCORD_CHANNELS` (comma-separated ids, over the table's `channels`).
 
 The table is declared once (`SETTINGS`): `DiscordSettings.from_table` reads it with those checks, and the
 plugin registers them (`register_settings`), so `mneme config set`, `check` and `template` know them too.

@@ -154,7 +154,8 @@ class Commands(click.Group):
     envvar="MNEME_CONFIG",
     type=click.Path(dir_okay=False),
     default=None,
-    help="The companion's TOML config, taken the first time the file meets the companion.",
+    help="The companion's TOML config: taken whole the first time; after that its [adapters.*] and "
+    "[plugins.*] at each start, and the keys it differs in otherwise named (see `config check FILE`).",
 )
 @click.pass_context
 def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:

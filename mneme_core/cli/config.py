@@ -17,6 +17,7 @@ import click
 from .. import files
 from ..bot.hooks import ready
 from ..config import Config, keys, toml
+from ..config.meeting import command
 from ..errors import MnemeError
 from ..from_mneme_llm import database as mneme_llm_database
 from ..plugins import Manager, PluginError, make_manager
@@ -49,7 +50,7 @@ def opened(ctx: Context, *, reads: bool = False) -> Iterator[Config]:
     try:
         config = Config(store, ctx.space, declared=manager.settings if manager else None)
         if ctx.config:
-            config.seed(ctx.config)
+            config.meet(ctx.config)
         yield config
     except MnemeError as err:
         raise Refused(str(err)) from err
@@ -131,9 +132,14 @@ def apply(ctx: Context, path: str) -> None:
 
 
 @config_group.command()
+@click.argument("path", metavar="[FILE]", required=False)
 @click.pass_obj
-def check(ctx: Context) -> None:
-    """Defaults a newer version improved, keys it added, values that no longer pass."""
+def check(ctx: Context, path: str | None) -> None:
+    """Defaults a newer version improved, keys it added, values that no longer pass; with FILE, where that
+    file and the database's copy part, and what becomes of each difference at the next start."""
+    if path is not None:
+        compare(ctx, path)
+        return
     with opened(ctx, reads=True) as config:
         report = config.check()
     for key in report.newer:
@@ -148,6 +154,29 @@ def check(ctx: Context) -> None:
         click.echo(f"refused by its plugin: {why} (fix it with `mneme config set {key} VALUE`)")
     if report.ok:
         click.echo("the config is up to date")
+
+
+def compare(ctx: Context, path: str) -> None:
+    """`config check FILE`: each key where FILE and the stored copy part, one line each."""
+    ctx.config = None  # FILE is compared, not met: nothing is written
+    with opened(ctx, reads=True) as config:
+        if not config.rows() or all(row.origin == "default" for row in config.rows()):
+            click.echo(f"{ctx.space} has no config of its own yet: {path} is taken whole the first time")
+            return
+        found = config.compare(path)
+    unread = [d for d in found if not d.deployment]
+    for d in found:
+        if d.deployment:
+            click.echo(f"taken at the next start: {d.key}: {d.says()}")
+        else:
+            click.echo(f"not read: {d.key}: {d.says()}")
+    if unread:
+        click.echo(
+            f"the database's copy is used where the file is not read: `{command(ctx.db, ctx.space)} config "
+            f"apply {path}` takes the file's ([adapters.*] and [plugins.*] are taken from it at each start)"
+        )
+    if not found:
+        click.echo(f"{path} and the database's copy agree")
 
 
 @config_group.command()

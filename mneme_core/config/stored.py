@@ -4,8 +4,9 @@ The policy:
 - Meeting. The first time a database meets a space with no config rows, it writes every default of this
   version (origin "default") with the file's keys over them (origin "file"), in one transaction. A space
   whose copy holds only defaults (opened before without a file, e.g. by `mneme notes`) takes the first file
-  it is given the same way. Otherwise the file is not read again: the database's copy wins, so the setup
-  travels with the memory.
+  it is given the same way. Otherwise the database's copy of the companion's own keys wins, so the setup
+  travels with the memory, and the file gives only its adapters' and plugins' tables; where it differs in
+  the rest, one line says so (`meeting`). A file given that is gone or wrong is refused, never skipped.
 - Changing. `set` (origin "set"), `apply` (a file or mapping, origin "file"), `import_rows` (origin
   "import") and `load_defaults` (origin "default"). A file is checked whole, key by key and then across keys
   with the values it would leave in effect; one bad key refuses it all and nothing is written.
@@ -38,6 +39,7 @@ from ..store import Store
 from . import keys as catalogue
 from . import secrets, toml
 from .keys import CROSS, KEYS, MISSING, ConfigError
+from .meeting import Difference, Met, command, differences
 from .views import Settings, Snapshot
 
 log = logging.getLogger(__name__)
@@ -233,17 +235,44 @@ class Config:
     # -- meeting and changing ------------------------------------------------------------------------------
 
     def seed(self, source: toml.Source | None = None) -> bool:
-        """Take `source` (a TOML file's path or a mapping) if this space has no copy of its own yet, or only
-        defaults; a space met for the first time stores the defaults too. True if anything was written."""
+        """`meet(source)`; True if anything was written."""
+        return bool(self.meet(source))
+
+    def meet(self, source: toml.Source | None = None) -> Met:
+        """Meet a config (a TOML file's path or a mapping), given at a start. A space with no copy of its own
+        yet (or only defaults) takes it whole, with the defaults under it. Otherwise (`meeting`): its
+        `[adapters.*]` and `[plugins.*]` keys are taken from it, and the companion's own keys it differs in
+        are named in one line, the database's copy kept. A file that is not there or not valid is refused."""
         rows = self.store.read(_load_rows, self.space)
-        if rows and (source is None or any(origin != "default" for _, origin, _ in rows.values())):
-            return False  # the usual case: nothing to check, nothing to write
+        met = bool(rows) and any(origin != "default" for _, origin, _ in rows.values())
+        if source is None:  # opened without a file: a space met for the first time stores the defaults
+            if rows:
+                return Met()
+            self.store.write(_write, self.space, {}, "file", self._now(), "", True)
+            return Met(first=True, written=True)
         self.left_out = {}
-        changes = toml.load(source, self.left_out, self.declared) if source is not None else {}
-        written = self.store.write(
-            _write, self.space, changes, "file", self._now(), toml.name_of(source), True
-        )
-        return bool(written) or not rows
+        given = toml.load(source, self.left_out, self.declared)
+        name = toml.name_of(source)
+        if not met:
+            written = self.store.write(_write, self.space, given, "file", self._now(), name, True)
+            return Met(name, first=True, written=bool(written) or not rows)
+        found = differences(given, _copy(rows).values, rows)
+        taken = tuple(d for d in found if d.deployment)
+        kept = tuple(d for d in found if not d.deployment)
+        if taken:
+            changes = {d.key: d.file for d in taken}
+            self.store.write(_write, self.space, changes, "file", self._now(), name)
+        found_met = Met(name, taken=taken, kept=kept, written=bool(taken))
+        if taken:
+            log.info("%s", found_met.took())
+        if kept:  # never silently unread: one line, naming the keys and what to run
+            log.warning("%s", found_met.unread(command(self.store.path, self.space)))
+        return found_met
+
+    def compare(self, source: toml.Source) -> list[Difference]:
+        """Where a file parts from the stored copy (`mneme config check FILE`), without writing anything."""
+        rows = self.store.read(_load_rows, self.space)
+        return differences(toml.load(source, {}, self.declared), _copy(rows).values, rows)
 
     def set(self, key: str, value: Any) -> Any:
         """Change one key (origin "set"); returns the value as stored."""

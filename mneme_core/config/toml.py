@@ -202,8 +202,9 @@ SECTION_NOTES = {
 HEADER = """\
 # A Mneme companion's config: every key, with the defaults of mneme-bots {version}.
 # Keep only what you change. The first time a database meets the companion (its space) it takes this file;
-# from then on the database keeps its own copy and this file is not read again: change it with
-# `mneme config set KEY VALUE` or `mneme config apply FILE`.
+# from then on the database keeps its own copy: change it with `mneme config set KEY VALUE` or
+# `mneme config apply FILE`. Given again (--config), the file's [adapters.*] and [plugins.*] tables are
+# taken at each start, and where it differs in the rest, one line says so (`mneme config check FILE`).
 """
 
 FOOTER = """
