@@ -43,8 +43,8 @@ def talk(db: Path, *args: str, said: str, config: Path | None = None) -> Result:
     return CliRunner().invoke(main, [*where, *args], input=said, env=no_keys())
 
 
-def lines(db: Path, subject: str) -> list[tuple[str, str]]:
-    with Mneme(db, space=SPACE) as m:
+def lines(db: Path, subject: str, space: str = SPACE) -> list[tuple[str, str]]:
+    with Mneme(db, space=space) as m:
         return [(line.role, line.text) for line in reversed(m.transcript.lines_of(subject))]
 
 
