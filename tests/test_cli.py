@@ -343,6 +343,11 @@ def test_context_prints_the_prompt_block_and_logs_nothing(run, db_path):
     assert "- Leo has a cat called Mochi" in block
     assert ok(run("context", "leo")).count("Leo has a cat called Mochi") == 1  # no query: the overview
     refused(run("context", ""), "subject")
+    nobody = run("context", "ann")
+    assert (
+        ok(nobody).strip() == ""
+        and nobody.stderr == "mneme: the block is empty: nothing is known of ann yet\n"
+    )
 
 
 def test_recall_as_json(run):

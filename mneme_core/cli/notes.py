@@ -264,6 +264,8 @@ def context(ctx: Context, subject: str, query: str, user_name: str | None) -> No
             block = m.prompt(subject, query, user_name=user_name, mark=False, log=False)
         except MnemeError as err:
             raise Refused(str(err)) from err
+    if not block.strip():  # a script reads the (empty) block on stdout; a person reads why
+        click.echo(f"mneme: the block is empty: nothing is known of {subject} yet", err=True)
     click.echo(block)
 
 
