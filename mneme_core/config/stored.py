@@ -262,12 +262,12 @@ class Config:
         if taken:
             changes = {d.key: d.file for d in taken}
             self.store.write(_write, self.space, changes, "file", self._now(), name)
-        found_met = Met(name, taken=taken, kept=kept, written=bool(taken))
+        outcome = Met(name, taken=taken, kept=kept, written=bool(taken))
         if taken:
-            log.info("%s", found_met.took())
+            log.info("%s", outcome.took())
         if kept:  # never silently unread: one line, naming the keys and what to run
-            log.warning("%s", found_met.unread(command(self.store.path, self.space)))
-        return found_met
+            log.warning("%s", outcome.unread(command(self.store.path, self.space)))
+        return outcome
 
     def compare(self, source: toml.Source) -> list[Difference]:
         """Where a file parts from the stored copy (`mneme config check FILE`), without writing anything."""
