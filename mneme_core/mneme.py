@@ -134,8 +134,11 @@ class Mneme(CompanionVerbs):
         self.mneme_llm_backup = mneme_llm_database.adopt(path, float(clock()))
         self.store = Store(path, durability=given.get("durability", "normal"), clock=clock, migrations=steps)
         try:
-            self.config = Config(self.store, space)
-            self.config.seed(config)  # the file counts only the first time the database meets this space
+            # What adapters and plugins declared for their tables is checked as theirs (`register_settings`).
+            self.config = Config(self.store, space, declared=lambda: self.plugins.settings)
+            # The first time the database meets this space the file is taken whole; after that its adapters'
+            # and plugins' tables are, and the companion's own keys it differs in are named (config.meeting).
+            self.config.meet(config)
             current = self.config.snapshot()
             self.settings: Settings = current.settings(given)
             stored_relations = current.relation_settings(self.settings.zone)
@@ -513,6 +516,7 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
@@ -525,7 +529,9 @@ class Mneme(CompanionVerbs):
     ) -> str:
         """The block for the system prompt: who the person is to the companion, what it remembers of them
         (as data, not instructions), what was said before that the query recalls (lines of the transcript,
-        quoted as data; `recall` says which), and how it feels if that changed since it was last told."""
+        quoted as data; `recall` says which), and how it feels if that changed since it was last told
+        (`mark=False` leaves that news untold; `log=False` keeps the recall out of the recall log, for a
+        look by hand)."""
         said = {
             "lines": lines,
             "line_budget": line_budget,
@@ -538,7 +544,7 @@ class Mneme(CompanionVerbs):
         found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
         found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     async def aprompt(
         self,
@@ -547,6 +553,7 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
@@ -571,7 +578,7 @@ class Mneme(CompanionVerbs):
         )
         found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None

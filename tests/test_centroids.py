@@ -18,7 +18,7 @@ import pytest
 from mneme_centroids import learning
 from tier_fakes import CAT_NOTE, Fake, S, teach
 
-from mneme_core import Mneme
+from mneme_core import ConfigError, Mneme
 from mneme_core.meaning import Embeddings
 from mneme_core.memory import index
 from mneme_core.plugins import make_manager
@@ -193,16 +193,15 @@ def test_a_new_tokenizer_starts_the_centroids_over_from_the_stored_vectors(db_pa
 
 def test_settings_are_checked_naming_the_key(db_path, clock, fake, caplog):
     config = {"plugins": {"centroids": {"min_notes": 0}}}
-    with Mneme(
-        db_path,
-        space="test",
-        clock=clock,
-        config=config,
-        embed=Embeddings(fake, name="fake"),
-        plugins=with_centroids(),
-    ) as m:
-        assert m.tiers.names == ["embeddings"]
-    assert "plugins.centroids.min_notes is a whole number from 1 to 1000000, not 0" in caplog.text
+    said = "plugins.centroids.min_notes is a whole number from 1 to 1000000, not 0"
+    embed = Embeddings(fake, name="fake")
+    with pytest.raises(ConfigError, match=said):
+        Mneme(db_path, space="test", clock=clock, config=config, embed=embed, plugins=with_centroids())
+    Mneme(db_path, space="test", clock=clock, config=config).close()  # without the plugin: kept as given
+    with Mneme(db_path, space="test", clock=clock, embed=embed, plugins=with_centroids()) as m:
+        assert m.tiers.names == ["embeddings"]  # the stored value is refused when the tier is made
+        assert m.config.check().refused == {"plugins.centroids.min_notes": said}
+    assert said in caplog.text
 
 
 def test_a_companion_without_an_embedder_has_no_centroids_tier_and_its_writes_skip_the_queue(

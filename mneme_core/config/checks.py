@@ -168,6 +168,21 @@ def table_list(item: str, fields: Mapping[str, Check], make: Callable[..., Any])
     return check
 
 
+def secret(variable: str) -> Check:
+    """A secret's setting: a reference to the environment variable that holds it (`{ "$env" = "NAME" }`),
+    like the one named here. A config never holds a secret in the clear (`secrets.check` refuses it before
+    this runs); text reaches this check only from code, which may hand the secret itself."""
+
+    def check(name: str, value: object) -> Any:
+        if not isinstance(value, str | Mapping):
+            raise InvalidType(
+                f'{name} is a reference like {{ "$env" = "{variable}" }}, not {describe(value)}'
+            )
+        return value
+
+    return check
+
+
 def boolean(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidType(f"{name} is true or false, not {describe(value)}")

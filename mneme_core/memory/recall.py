@@ -134,7 +134,7 @@ class Recall:
         head = f"recall for {self.query!r}" + (f" ({how})" if how else "") + ":"
         lines = [head]
         for r in self.chosen:
-            lines.append(f"  + #{r.note.id} {r.why} (score {r.score:.2f}): {text.clip(r.note.text, 70)}")
+            lines.append(f"  + #{r.note.id} {_told(r)}: {text.clip(r.note.text, 70)}")
         for note, reason in self.skipped:
             lines.append(f"  - #{note.id} {reason}: {text.clip(note.text, 70)}")
         for said in self.lines:
@@ -145,6 +145,24 @@ class Recall:
         if len(lines) == 1:
             lines.append("  nothing remembered about this person yet")
         return "\n".join(lines)
+
+
+UNSCORED = {
+    "pinned": "pinned (importance 5)",
+    "important": "important (a lasting note of importance 4)",
+    "lasting": "lasting (a fact or a preference)",
+    "recent": "among the newest notes",
+}
+"""How `explain` words the notes chosen for what they are rather than for a score (theirs is 0)."""
+
+
+def _told(chosen: Recalled) -> str:
+    """Why a note was chosen, as `explain` says it: a score only where one chose it."""
+    if chosen.why not in UNSCORED:
+        return f"{chosen.why} (score {chosen.score:.2f})"
+    if chosen.why == "recent" and chosen.note.kind == "plan":  # newly written, maybe for a later day
+        return "a plan, among the newest notes"
+    return UNSCORED[chosen.why]
 
 
 @dataclass(frozen=True, kw_only=True)
