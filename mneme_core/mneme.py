@@ -458,16 +458,19 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         header: str | None = None,
+        log: bool = True,
     ) -> str:
         """The block for the system prompt: who the person is to the companion, what it remembers of them
-        (as data, not instructions), and how it feels if that changed since it was last told."""
+        (as data, not instructions), and how it feels if that changed since it was last told. With
+        `log=False` and `mark=False` nothing is written (no recall log entry, no freshness marks, the news
+        still untold): a look at what the companion would be given."""
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
         found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     async def aprompt(
         self,
@@ -481,6 +484,7 @@ class Mneme(CompanionVerbs):
         important: int = 2,
         recent: int = 1,
         header: str | None = None,
+        log: bool = True,
     ) -> str:
         ask = self._ask(subject, query, limit, budget, important, recent)
         self._reindex_if_needed()
@@ -490,7 +494,7 @@ class Mneme(CompanionVerbs):
         )
         found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None

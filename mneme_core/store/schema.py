@@ -25,6 +25,7 @@ Tables (one file holds many spaces; a space is one companion):
 - `config`: each space's own copy of its settings, one JSON value per flat key, with where it came from.
 - `lines` and `waiting_observes`: each conversation's lines, and the exchanges waiting to be observed
   (`mneme_core.transcript`).
+- `closeness`: each person's closeness over time, a point per change (`relations.history`).
 """
 
 from __future__ import annotations
@@ -309,6 +310,21 @@ create index waiting_observes_space on waiting_observes(space, id);
 """
 
 
+# Closeness over time (`relations`): a point each time a role or closeness is set, on a person's first
+# contact of each day (growth), and on import; between points closeness fades as `relations.faded` says.
+# The newest `relations.POINTS` per person are kept (about a year of daily contact).
+CLOSENESS_0012 = """
+create table closeness(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    at real not null,
+    role text not null,
+    closeness real not null
+);
+create index closeness_subject on closeness(subject_id, id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -316,6 +332,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_vectors", sql_step(VECTORS_0004)),
     Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
     Migration("0006_transcript", sql_step(TRANSCRIPT_0006)),
+    Migration("0012_closeness", sql_step(CLOSENESS_0012)),
 )
 LEVEL = len(MIGRATIONS)
 
