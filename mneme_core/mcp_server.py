@@ -29,7 +29,6 @@ derived from Python signatures, and a refused call must be an `isError` result, 
 from __future__ import annotations
 
 import logging
-import socket
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .errors import InvalidType, InvalidValue, describe
 from .guard import RequireToken, allowed_hosts, allowed_origins, exposure, is_loopback
+from .loopback import listen, url_of
 from .memory.note import subject_of
 from .prompting import who
 from .tools import QUERY_LIMIT, Registry, Toolbox
@@ -227,16 +227,6 @@ def streamable_app(server: Server[Any], host: str = HOST) -> Starlette:
     return server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=security)
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-    return socket.create_server((host, port), family=family)
-
-
-def _url(sock: socket.socket) -> str:
-    host, port = sock.getsockname()[:2]
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}{PATH}"
-
-
 async def serve_http(
     server: Server[Any],
     *,
@@ -248,10 +238,10 @@ async def serve_http(
     """Serve streamable HTTP until interrupted; `ready(url)` is told the address once it listens (port 0
     picks a free one)."""
     app = http_app(server, host=host, token=token)
-    sock = _listen(host, port)
+    sock = listen(host, port)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
     runner = uvicorn.Server(config)
-    (ready or _announce)(_url(sock))
+    (ready or _announce)(url_of(sock, PATH))
     await runner.serve(sockets=[sock])
 
 

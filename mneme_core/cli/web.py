@@ -14,7 +14,7 @@ import click
 from ..errors import MnemeError
 from ..guard import exposure
 from . import Context, Refused, main
-from .notes import CONFIGURED
+from .notes import CONFIGURED, meaning_option
 
 WEB_TOKEN = "--token or MNEME_WEB_TOKEN"
 
@@ -30,14 +30,7 @@ WEB_TOKEN = "--token or MNEME_WEB_TOKEN"
     "variable: a command line is visible to other users of the machine.",
 )
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also serve the MCP server at /mcp.")
-@click.option(
-    "--meaning",
-    is_flag=False,
-    flag_value=CONFIGURED,
-    default=None,
-    metavar="[EMBEDDER]",
-    help="Recall by meaning too, with the embedder named or else memory.embed's (words only without it).",
-)
+@meaning_option("Recall by meaning too, with the embedder named or else memory.embed's (else words only).")
 @click.pass_obj
 def serve(ctx: Context, host: str, port: int, token: str | None, with_mcp: bool, meaning: str | None) -> None:
     """Serve this companion's memory as a page and a REST API (OpenAPI at /api/openapi.json)."""

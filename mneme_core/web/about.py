@@ -56,6 +56,7 @@ async def about(request: Request, m: Companion) -> About:
         companion=m.settings.companion_name,
         display_language=language,
         zone=zone_name(m.settings.zone),
+        now=m._now(),
         version=__version__,
         kinds=list(KINDS),
         roles=roles,

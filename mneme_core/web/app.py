@@ -94,13 +94,12 @@ def create_app(
     api.state.metrics = metrics
     api.state.mcp = mcp_app is not None
     problems.install(api)
-    api.middleware("http")(metrics.timing)
     for module in (about, people, notes, recall, mood, config):
         api.include_router(module.router, prefix="/api")
     api.add_api_route("/metrics", metrics.endpoint, methods=["GET"], include_in_schema=False)
     for path, name in PAGE_FILES.items():
         api.add_api_route(path, _file(STATIC / name), methods=["GET"], include_in_schema=False)
-    guarded: ASGIApp = Routed(api, mcp_app)
+    guarded: ASGIApp = Routed(metrics.timed(api), mcp_app)
     if token:
         guarded = RequireToken(guarded, token, open_paths=PAGE_FILES)
     return CheckHost(guarded, host)

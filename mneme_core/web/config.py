@@ -23,6 +23,7 @@ from ..memory.note import subject_of
 from ..mneme import Mneme
 from .companions import Companion, Unavailable
 from .models import Checked, CheckRun, ConfigRow, ConfigShown, Setting, Stored
+from .problems import NOT_YET
 
 router = APIRouter(tags=["config and health"])
 
@@ -97,14 +98,14 @@ async def _run_check(m: Mneme, subject: str | None, fix: bool) -> Checked:
     return checked(await check(**options), fix)
 
 
-@router.get("/check", response_model=Checked)
+@router.get("/check", response_model=Checked, responses=NOT_YET)
 async def check(m: Companion, subject: str | None = None) -> Checked:
     """What the health check finds (duplicates, contradictions, broken or injection-looking notes), with
     the fix it proposes for each; nothing is changed."""
     return await _run_check(m, subject, False)
 
 
-@router.post("/check", response_model=Checked)
+@router.post("/check", response_model=Checked, responses=NOT_YET)
 async def fix(body: CheckRun, m: Companion) -> Checked:
     """Run the health check and, with `fix`, apply its fixes (each recorded, reversible from history)."""
     return await _run_check(m, body.subject, body.fix)

@@ -16,10 +16,10 @@ Each app has its own registry, so two apps in one process (tests) never share a 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from fastapi import Request, Response
+from fastapi import Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -28,12 +28,15 @@ from starlette.concurrency import run_in_threadpool
 from ..hookspecs import hookimpl
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
     from ..mneme import Mneme
     from ..plugins import Event
     from .companions import Companions
 
 OUTCOMES = ("answered", "abstained", "failed", "unavailable", "skipped")
 PLUGIN = "mneme-web-metrics"
+API = "/api/"
 
 
 def _counts(conn: Any, space: str) -> dict[str, Any]:
@@ -138,15 +141,31 @@ class Metrics:
         if manager.is_registered(self.plugin):
             manager.unregister(self.plugin)
 
-    async def timing(self, request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        path = getattr(route, "path", None)
-        if path is not None and path.startswith("/api/"):
-            took = time.perf_counter() - started
-            self.requests.labels(request.method, path, str(response.status_code)).observe(took)
-        return response
+    def timed(self, app: ASGIApp) -> ASGIApp:
+        """`app`, each API call's latency observed by route (the route's path, not the URL) and status."""
+
+        async def timing(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            started, status = time.perf_counter(), [500]
+
+            async def sending(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    status[0] = message["status"]
+                await send(message)
+
+            try:
+                await app(scope, receive, sending)
+            finally:
+                route = getattr(scope.get("route"), "path", None)
+                if isinstance(route, str) and scope["path"].startswith(API):
+                    # The route's own path: FastAPI keeps it with or without the router's prefix.
+                    route = route if route.startswith(API) else API + route.lstrip("/")
+                    took = time.perf_counter() - started
+                    self.requests.labels(scope["method"], route, str(status[0])).observe(took)
+
+        return timing
 
     async def endpoint(self) -> Response:
         body = await run_in_threadpool(generate_latest, self.registry)

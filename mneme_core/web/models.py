@@ -191,6 +191,7 @@ class About(BaseModel):
     companion: str
     display_language: str
     zone: str
+    now: float = Field(description="The companion's clock, in seconds: what 'now' is on the page.")
     version: str
     kinds: list[str]
     roles: list[RoleInfo]

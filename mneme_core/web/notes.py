@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from starlette.concurrency import run_in_threadpool
 
 from .. import dates
@@ -19,10 +19,13 @@ from ..memory.note import Note
 from ..mneme import Mneme
 from .companions import Companion, NotFound, Unavailable
 from .models import Count, Kept, NewNote, NoteChange, NotesPage, Purge
+from .problems import NOT_YET
 
 router = APIRouter(tags=["notes"])
 SOURCE = "web"
 DAY = 86400.0
+# An id SQLite can hold (a larger one would overflow inside the engine rather than find nothing).
+NoteId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The note's id, like 42.")]
 Kinds = Annotated[list[str] | None, Query(description="Only these kinds (repeat for several).")]
 Since = Annotated[str | None, Query(description="Happened on or after this day (YYYY-MM-DD) or time (s).")]
 Until = Annotated[str | None, Query(description="Happened up to this day included, or before this time.")]
@@ -57,7 +60,7 @@ def happened(m: Mneme, day: str | None, seconds: float | None) -> float | None:
     return found
 
 
-@router.get("/notes", response_model=NotesPage)
+@router.get("/notes", response_model=NotesPage, responses=NOT_YET)
 async def listing(
     subject: str,
     m: Companion,
@@ -68,7 +71,7 @@ async def listing(
     history: Annotated[bool, Query(description="Replaced and forgotten notes too.")] = False,
     archived: Annotated[bool, Query(description="Archived notes (once the engine keeps them).")] = False,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> NotesPage:
     """A person's notes, newest first, filtered and paged (`Mneme.anotes`)."""
     options: dict[str, Any] = {
@@ -97,7 +100,7 @@ async def _note(m: Mneme, note_id: int) -> Note:
 
 
 @router.get("/notes/{note_id}", response_model=Note)
-async def one(note_id: int, m: Companion) -> Note:
+async def one(note_id: NoteId, m: Companion) -> Note:
     """One note by id, live or not."""
     return await _note(m, note_id)
 
@@ -119,7 +122,7 @@ async def remember(body: NewNote, m: Companion) -> Kept:
 
 
 @router.put("/notes/{note_id}", response_model=Kept)
-async def update(note_id: int, body: NoteChange, m: Companion) -> Kept:
+async def update(note_id: NoteId, body: NoteChange, m: Companion) -> Kept:
     """Correct a live note (`Mneme.update`): a new version takes its place and the old one stays in its
     history; the kind, importance and time stay as they were unless given."""
     note = await _note(m, note_id)
@@ -140,7 +143,7 @@ async def update(note_id: int, body: NoteChange, m: Companion) -> Kept:
 
 
 @router.delete("/notes/{note_id}", response_model=Count)
-async def forget(note_id: int, m: Companion) -> Count:
+async def forget(note_id: NoteId, m: Companion) -> Count:
     """Forget a note (`mneme forget --id`): hidden, kept in its key's history until purge."""
     note = await _note(m, note_id)
     count = await m.aforget(note.subject, id=note_id)

@@ -22,7 +22,7 @@ async def listing(
     m: Companion,
     q: Annotated[str, Query(description="A piece of the subject or the name.")] = "",
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> PeoplePage:
     """The people the companion knows, newest activity first, with their live notes, when last seen,
     their role and closeness, and the mood now."""

@@ -30,6 +30,9 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "Nothing of that id or name."},
     422: {"model": Problem, "description": "A request of the wrong shape."},
 }
+NOT_YET: dict[int | str, dict[str, Any]] = {
+    501: {"model": Problem, "description": "A part this engine does not have yet."}
+}
 
 
 def problem(status: int, message: str) -> JSONResponse:

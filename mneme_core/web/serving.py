@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
+from ..loopback import listen, url_of
 from .app import create_app
 
 if TYPE_CHECKING:
@@ -15,17 +15,6 @@ if TYPE_CHECKING:
 
 HOST = "127.0.0.1"
 PORT = 8766
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A listening socket on `host` (IPv4 or IPv6), `port` 0 for any free one."""
-    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-    return socket.create_server((host, port), family=family)
-
-
-def url_of(sock: socket.socket) -> str:
-    host, port = sock.getsockname()[:2]
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
 
 async def serve(
