@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from typing import Any
 
 import click
 
@@ -85,19 +86,21 @@ def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool
             click.echo(f"#{note.id} {stamp} {note.kind} {note.importance}{key} {note.text}")
 
 
+def meaning_option(about: str) -> Any:
+    """`--meaning [EMBEDDER]`: the embedder named, or `CONFIGURED` (memory.embed's) when bare."""
+    return click.option(
+        "--meaning", is_flag=False, flag_value=CONFIGURED, default=None, metavar="[EMBEDDER]", help=about
+    )
+
+
 @main.command()
 @click.argument("subject")
 @click.argument("query")
 @click.option("--explain", is_flag=True, help="Say what was chosen and skipped, and why.")
 @click.option("--limit", type=int, default=6, show_default=True)
-@click.option(
-    "--meaning",
-    is_flag=False,
-    flag_value=CONFIGURED,
-    default=None,
-    metavar="[EMBEDDER]",
-    help="Find by meaning too, with the embedder named (like local) or else memory.embed's; notes "
-    "without a vector are embedded first.",
+@meaning_option(
+    "Find by meaning too, with the embedder named (like local) or else memory.embed's; notes "
+    "without a vector are embedded first."
 )
 @JSON
 @click.pass_obj

@@ -355,7 +355,7 @@ def _unlog(conn: sqlite3.Connection, sid: int, gone: set[int]) -> None:
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     """Everything about a person, for good: notes, history, index, recall log, profile, mood and its
-    timeline, relationship; returns how many notes were erased."""
+    timeline, relationship and its closeness over time; returns how many notes were erased."""
     sid = subject_id(conn, space, subject)
     if sid is None:
         return 0
@@ -367,7 +367,7 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     conn.execute("delete from terms where subject_id = ?", (sid,))
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))
-    for table in ("profiles", "moods", "relationships"):
+    for table in ("profiles", "moods", "relationships", "closeness"):
         conn.execute(f"delete from {table} where subject_id = ?", (sid,))
     conn.execute("delete from mood_events where subject_id = ?", (sid,))
     conn.execute("delete from subjects where id = ?", (sid,))

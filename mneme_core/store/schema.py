@@ -26,6 +26,7 @@ Tables (one file holds many spaces; a space is one companion):
 - `lines` and `waiting_observes`: each conversation's lines, and the exchanges waiting to be observed
   (`mneme_core.transcript`); `line_terms` and the line postings: the lines' own term index, on the same
   three levels as the notes' (`transcript.index`).
+- `closeness`: each person's closeness over time, a point per change (`relations.history`).
 """
 
 from __future__ import annotations
@@ -376,6 +377,21 @@ end
 """
 
 
+# Closeness over time (`relations`): a point each time a role or closeness is set, on a person's first
+# contact of each day (growth), and on import; between points closeness fades as `relations.faded` says.
+# The newest `relations.POINTS` per person are kept (about a year of daily contact).
+CLOSENESS_0012 = """
+create table closeness(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    at real not null,
+    role text not null,
+    closeness real not null
+);
+create index closeness_subject on closeness(subject_id, id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -383,6 +399,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_vectors", sql_step(VECTORS_0004)),
     Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
     Migration("0006_transcript", sql_step(TRANSCRIPT_0006)),
+    Migration("0012_closeness", sql_step(CLOSENESS_0012)),
     Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
 )
 LEVEL = len(MIGRATIONS)
