@@ -22,6 +22,7 @@ import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import nonebot
@@ -37,8 +38,12 @@ from nonebot.matcher import matchers
 from nonebug import App
 from nonebug.provider import NoneBugProvider
 
+from mneme_core import Mneme
+
 BOT = "3000"  # the QQ bot's own number
 FAILSAFE = 30.0
+LEO = "onebot:qq:10001"
+ANN = "onebot:qq:10002"
 NOTES = {
     "Mochi": "Adopted a cat called Mochi.",
     "hiking": "Loves hiking in the hills.",
@@ -56,6 +61,9 @@ def started() -> Any:
         driver = nonebot.get_driver()
         driver.register_adapter(V11)
         driver.register_adapter(V12)
+    loaded = nonebot.get_plugin("mneme_nonebot")
+    if loaded is not None:
+        return loaded
     plain = sys.modules.get("mneme_nonebot")
     if plain is not None and not hasattr(plain, "__plugin__"):
         # An earlier test made a `Mneme`, whose plugin loading imported the package as a plain module; a
@@ -90,6 +98,61 @@ async def judge(system: str, user: str) -> str:
     return json.dumps(found) if found else "NONE"
 
 
+LEO = "onebot:qq:10001"
+ANN = "onebot:qq:10002"
+
+
+def plugin_matchers() -> list[Any]:
+    """The plugin's own matchers: the listener and the commands."""
+    plugin = started()
+    commands = plugin.module.commands
+    return [plugin.module.listener, commands.remembered, commands.forget, commands.forget_me, commands.mood]
+
+
+@pytest.fixture(name="engine")
+def engine_fixture(db_path: Path, clock: Any) -> Any:
+    m = Mneme(db_path, space="nonebot", clock=clock, zone="UTC", complete=judge)
+    try:
+        yield m
+    finally:
+        m.close()
+
+
+@pytest.fixture(name="model")
+def model_fixture() -> Model:
+    return Model()
+
+
+async def given(monkeypatch: pytest.MonkeyPatch, engine: Any, model: Any, **config: Any) -> Any:
+    from mneme_nonebot import companion, lifetime
+
+    # The failsafe: a check nonebug fails inside the runner's lane ends the lane, and the listener would
+    # wait the runner's whole patience (minutes) for its outcome.
+    monkeypatch.setattr(lifetime, "patience", lambda settings: 10.0)
+    companion.use(engine, model=model)
+    return running(monkeypatch, **config)
+
+
+@pytest.fixture(name="answering")
+async def answering_fixture(engine, model, monkeypatch) -> AsyncIterator[Any]:
+    """The plugin answering by itself (`MNEME_ANSWER=true`) with the test's engine and model."""
+    async with await given(monkeypatch, engine, model, mneme_answer=True) as opened:
+        yield opened
+    opened.use(None)
+
+
+@pytest.fixture(name="quiet")
+async def quiet_fixture(engine, model, monkeypatch) -> AsyncIterator[Any]:
+    """The plugin leaving the answering to a host's own matcher (`MNEME_ANSWER=false`)."""
+    async with await given(monkeypatch, engine, model, mneme_answer=False) as opened:
+        yield opened
+    opened.use(None)
+
+
+def texts(notes: Any) -> list[str]:
+    return [n.text for n in notes]
+
+
 @contextlib.asynccontextmanager
 async def running(monkeypatch: pytest.MonkeyPatch, **config: Any) -> AsyncIterator[Any]:
     """The driver's lifespan with these `mneme_*` settings in NoneBot's config: startup opens the
@@ -99,10 +162,10 @@ async def running(monkeypatch: pytest.MonkeyPatch, **config: Any) -> AsyncIterat
     driver = nonebot.get_driver()
     for key, value in config.items():
         monkeypatch.setattr(driver.config, key, value, raising=False)
-    await driver._lifespan.startup()
     try:
+        await driver._lifespan.startup()
         yield companion
-    finally:
+    finally:  # after a startup that failed too (NoneBot exits then), so the next test can start it again
         await driver._lifespan.shutdown()
 
 

@@ -11,7 +11,6 @@ import os
 import runpy
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +21,21 @@ from nonebot.adapters import Message as BaseMessage
 from nonebot.adapters import MessageSegment as BaseSegment
 from nonebot.params import Depends
 from nonebot.rule import to_me
-from nonebot_harness import (
+from nonebot_harness import (  # the fixtures too
+    ANN,
     BOT,
-    Model,
+    LEO,
+    answering_fixture,  # noqa: F401
     arrive,
-    judge,
+    engine_fixture,  # noqa: F401
     matching,
+    model_fixture,  # noqa: F401
+    plugin_matchers,
+    quiet_fixture,  # noqa: F401
     running,
     segment,
     started,
+    texts,
     v11,
     v11_bot,
     v12,
@@ -43,58 +48,6 @@ from mneme_core.errors import InvalidValue
 
 PLUGIN = started()
 Memory, memory_of = PLUGIN.module.Memory, PLUGIN.module.memory_of  # after NoneBot loaded the plugin
-LEO = "onebot:qq:10001"
-ANN = "onebot:qq:10002"
-
-
-def plugin_matchers() -> list[Any]:
-    from mneme_nonebot import commands
-
-    return [PLUGIN.module.listener, commands.remembered, commands.forget, commands.forget_me, commands.mood]
-
-
-@pytest.fixture
-def engine(db_path: Path, clock: Any) -> Any:
-    m = Mneme(db_path, space="nonebot", clock=clock, zone="UTC", complete=judge)
-    try:
-        yield m
-    finally:
-        m.close()
-
-
-@pytest.fixture
-def model() -> Model:
-    return Model()
-
-
-async def given(monkeypatch: pytest.MonkeyPatch, engine: Any, model: Any, **config: Any) -> Any:
-    from mneme_nonebot import companion, lifetime
-
-    # The failsafe: a check nonebug fails inside the runner's lane ends the lane, and the listener would
-    # wait the runner's whole patience (minutes) for its outcome.
-    monkeypatch.setattr(lifetime, "patience", lambda settings: 10.0)
-    companion.use(engine, model=model)
-    return running(monkeypatch, **config)
-
-
-@pytest.fixture
-async def answering(engine, model, monkeypatch) -> AsyncIterator[Any]:
-    """The plugin answering by itself (`MNEME_ANSWER=true`) with the test's engine and model."""
-    async with await given(monkeypatch, engine, model, mneme_answer=True) as opened:
-        yield opened
-    opened.use(None)
-
-
-@pytest.fixture
-async def quiet(engine, model, monkeypatch) -> AsyncIterator[Any]:
-    """The plugin leaving the answering to a host's own matcher (`MNEME_ANSWER=false`)."""
-    async with await given(monkeypatch, engine, model, mneme_answer=False) as opened:
-        yield opened
-    opened.use(None)
-
-
-def texts(notes: Any) -> list[str]:
-    return [n.text for n in notes]
 
 
 # -- a conversation -------------------------------------------------------------------------------------
