@@ -200,6 +200,17 @@ def v12(message: Any, *, over: dict[str, Any] | None = None, **given: Any) -> di
     return {**onebot_frames.v12(message, **given), **(over or {})}
 
 
+async def exchange(matchers: list[Any], frame: dict[str, Any], reply: str, result: Any = None, **sent: Any):
+    """One v11 message in, and the one reply nonebug must see sent for it (`sent`: `bot.send`'s options);
+    returns the event."""
+    async with matching(matchers) as ctx:
+        bot = v11_bot(ctx)
+        event = await arrive(bot, frame)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result, **sent)
+    return event
+
+
 async def arrive(bot: Any, frame: dict[str, Any]) -> Any:
     """The event the OneBot adapter hands NoneBot for a bridge's frame (see the module docstring)."""
     if isinstance(bot, V12Bot):

@@ -19,6 +19,7 @@ import pytest
 from nonebot.adapters import Adapter, Bot, Event
 from nonebot.adapters import Message as BaseMessage
 from nonebot.adapters import MessageSegment as BaseSegment
+from nonebot.matcher import Matcher
 from nonebot.params import Depends
 from nonebot.rule import to_me
 from nonebot_harness import (  # the fixtures too
@@ -28,6 +29,7 @@ from nonebot_harness import (  # the fixtures too
     answering_fixture,  # noqa: F401
     arrive,
     engine_fixture,  # noqa: F401
+    exchange,
     matching,
     model_fixture,  # noqa: F401
     plugin_matchers,
@@ -54,11 +56,10 @@ Memory, memory_of = PLUGIN.module.Memory, PLUGIN.module.memory_of  # after NoneB
 
 
 async def test_a_private_conversation_is_remembered_across_two_days(answering, engine, model, clock) -> None:
-    async with matching(plugin_matchers()) as ctx:
-        bot = v11_bot(ctx)
-        event = await arrive(bot, v11("I adopted a cat called Mochi &amp; I love her", mid=11))
-        ctx.receive_event(bot, event)
-        ctx.should_call_send(event, "re: I adopted a cat called Mochi & I love her", {"message_id": 901})
+    frame = v11("I adopted a cat called Mochi &amp; I love her", mid=11)
+    await exchange(
+        plugin_matchers(), frame, "re: I adopted a cat called Mochi & I love her", {"message_id": 9}
+    )
     assert await answering.runner.drain(10)
     assert texts(engine.notes(LEO)) == ["Adopted a cat called Mochi."]
 
@@ -230,6 +231,44 @@ async def test_a_matcher_of_ones_own_gets_the_memory_and_the_room_through_depend
     assert quiet.runner.report().get("replied", 0) == 0  # the host answered, never the runner
 
 
+SELF_SENT: list[Any] = []  # the matcher below, made once per process
+
+
+def self_sending() -> Any:
+    """A host's matcher that sends its reply itself (`matcher.send`) and then hands it to `observe`."""
+    if not SELF_SENT:
+        chat = nonebot.on_message(rule=to_me(), priority=40, block=True)
+
+        @chat.handle()
+        async def answer(matcher: Matcher, memory: Memory = Depends(memory_of)) -> None:  # noqa: B008
+            reply = "Tell me more!"
+            await matcher.send(reply)
+            await memory.observe(reply)  # the task ends once the exchange is kept
+
+        SELF_SENT.append(chat)
+    return SELF_SENT[0]
+
+
+async def test_a_reply_sent_by_the_host_itself_is_observed(quiet, engine) -> None:
+    chat = self_sending()
+    await exchange([chat, *plugin_matchers()], v11("I play chess every week", mid=1), "Tell me more!")
+    assert await quiet.runner.drain(10)
+    assert texts(engine.notes(LEO)) == ["Plays chess every Sunday."]
+    assert [line.text for line in engine.transcript.lines_of(LEO)] == [
+        "Tell me more!",
+        "I play chess every week",
+    ]
+
+
+async def test_before_the_driver_starts_a_matcher_asking_for_memory_is_skipped(caplog) -> None:
+    chat = self_sending()
+    async with matching([chat, *plugin_matchers()]) as ctx:
+        bot = v11_bot(ctx)
+        ctx.receive_event(bot, await arrive(bot, v11("hello?", mid=1)))  # nothing is sent
+        ctx.should_pass_rule(chat)
+    assert "the companion is not open" in caplog.text
+
+
 EXAMPLE = Path(__file__).parent.parent / "examples" / "nonebot_bot.py"
 EXAMPLE_CHAT: list[Any] = []  # the example's matcher, made once per process
 
@@ -238,19 +277,13 @@ async def test_the_examples_own_chat_remembers_across_days(quiet, engine, clock)
     if not EXAMPLE_CHAT:
         EXAMPLE_CHAT.append(runpy.run_path(str(EXAMPLE), run_name="nonebot_bot_example")["own_chat"]())
     matchers = [*EXAMPLE_CHAT, *plugin_matchers()]
-    async with matching(matchers) as ctx:
-        bot = v11_bot(ctx)
-        event = await arrive(bot, v11("I adopted a cat called Mochi", mid=1))
-        ctx.receive_event(bot, event)
-        ctx.should_call_send(event, "You said: I adopted a cat called Mochi", {"message_id": 1})
+    await exchange(
+        matchers, v11("I adopted a cat called Mochi", mid=1), "You said: I adopted a cat called Mochi"
+    )
     assert await quiet.runner.drain(10)
     clock.advance(days=2)
-    async with matching(matchers) as ctx:
-        bot = v11_bot(ctx)
-        event = await arrive(bot, v11("remember my cat?", mid=2))
-        ctx.receive_event(bot, event)
-        said = "You said: remember my cat? (I remember: Adopted a cat called Mochi.)"
-        ctx.should_call_send(event, said, {"message_id": 2})
+    said = "You said: remember my cat? (I remember: Adopted a cat called Mochi.)"
+    await exchange(matchers, v11("remember my cat?", mid=2), said)
 
 
 # -- other adapters -------------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 """The companion inside a NoneBot2 process: its engine, its runner and turn service, its events' memories.
 
 Lifetime. The driver's startup opens the engine from the plugin's settings (`settings.Config`: the file,
-the space, the config file), runs the engine plugins' startup, makes the model (the config's provider,
-else the offline stand-in) and one `Runner`, whose turn service (`Turns`) every path uses; the driver's
-shutdown lets the replies and observes under way finish within `bot.shutdown_timeout` (what is left waits
-in the database for the next start), then closes what startup opened, and only that. A host that has an
-engine of its own hands it over before the driver starts (`companion.use(mneme, model=...)`); it is never
-closed here.
+the space, the config file) and enters it as `async with` does (its plugins' startup; their shutdown when
+it closes), makes the model (the config's provider, else the offline stand-in) and one `Runner`, whose
+turn service (`Turns`) every path uses; the driver's shutdown lets the replies and observes under way
+finish within `bot.shutdown_timeout` (what is left waits in the database for the next start), then closes
+what startup opened, and only that. A host that has an engine of its own hands it over before the driver
+starts (`companion.use(mneme, model=...)`); it is never closed here.
 
 Memories. `memory_of(bot, event)` is the one per message event (however many matchers ask; the newest
 `REMEMBERED_EVENTS` are kept), made from the `Incoming` the reader gives (`reading`): the subject through
@@ -92,12 +92,11 @@ class Companion:
         mneme, model = self._given or (None, None)
         if mneme is None:
             where = settings.mneme_db
-            mneme = await asyncio.to_thread(
+            made = await asyncio.to_thread(
                 Mneme, where, space=settings.mneme_space, config=settings.mneme_config
             )
-            opened.push_async_callback(mneme.aclose)
-            await mneme.plugins.astartup(mneme)
-            opened.push_async_callback(mneme.plugins.ashutdown, mneme)
+            # Entered as `async with` does: its plugins' startup now, their shutdown when it closes.
+            mneme = await opened.enter_async_context(made)
             log.info("opened %s (space %s) for NoneBot", where, settings.mneme_space)
         self.mneme = mneme
         if model is None:
