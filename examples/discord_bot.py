@@ -19,9 +19,9 @@
           model = "deepseek-chat"
           api_key = { "$env" = "DEEPSEEK_API_KEY" }
 
-      and run `mneme --db companion.db --config bot.toml run discord` (the config is read the first time the
-      file meets the companion). In code that is `run_bot(mneme, ["discord"])`:
-      `python examples/discord_bot.py run bot.toml`.
+      and run `mneme --db companion.db --config bot.toml run discord` (the file is taken whole the first
+      time; after that its [adapters.*] and [plugins.*] at each start). In code that is
+      `run_bot(mneme, ["discord"])`: `python examples/discord_bot.py run bot.toml`.
 
    b. Your existing bot, one line in its `setup_hook`: `await bot.load_extension("mneme_discord")`. The
       cog opens the file `MNEME_DB` names (space `MNEME_SPACE`, config `MNEME_CONFIG`, model `MNEME_MODEL`,

@@ -122,6 +122,18 @@ def register_migrations(register):
     file, inside the write transaction that records it as `<plugin>:<name>`."""
 
 
+@hookspec
+def register_settings(register):
+    """Return None (sync only). Call `register(key, check, rule, default=MISSING, example=MISSING)` for each
+    setting the plugin reads from its own table: `key` is `adapters.<name>.<setting>` or
+    `plugins.<name>.<setting>`; `check(key, value)` returns the value as kept or raises `InvalidValue` /
+    `InvalidType` naming the key; `rule` is one line saying what it allows; `default` is what the plugin
+    uses when the key is not given, `example` (for a key without one) what the template shows. Once a table
+    has a registered key, the config holds no other key there: `config set`, `config apply`, a config file
+    and `config check` refuse what the plugin would, and `config template` lists every key.
+    `mneme_core.config.declared.Table` declares a whole table and reads it back for the plugin."""
+
+
 # -- a message -----------------------------------------------------------------------------------------
 
 

@@ -19,6 +19,8 @@ Transports:
   not loopback a bearer token is required: the server refuses to start without one, and a request without
   `Authorization: Bearer <token>` (or with another token) is answered 401 before it reaches MCP. On
   loopback the token is optional, and the SDK's DNS-rebinding guard checks the Host and Origin headers.
+  These rules are `mneme_core.guard`'s, shared with the web page (`mneme serve`, which can mount this
+  server at `/mcp` in its own process: `streamable_app`).
 
 The low-level `Server` is used rather than `MCPServer`: the tools' schemas are ours (`specs("mcp")`), not
 derived from Python signatures, and a refused call must be an `isError` result, not a protocol error.
@@ -26,10 +28,7 @@ derived from Python signatures, and a refused call must be an `isError` result, 
 
 from __future__ import annotations
 
-import hmac
 import logging
-import re
-import socket
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -44,13 +43,15 @@ from mcp.shared.exceptions import MCPError
 
 from . import __version__
 from .errors import InvalidType, InvalidValue, describe
-from .loopback import is_loopback
+from .guard import RequireToken, allowed_hosts, allowed_origins, exposure, is_loopback
+from .loopback import listen, url_of
 from .memory.note import subject_of
 from .prompting import who
 from .tools import QUERY_LIMIT, Registry, Toolbox
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
     from .mneme import Mneme
 
@@ -64,8 +65,6 @@ PATH = "/mcp"
 HOST = "127.0.0.1"
 PORT = 8765
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
-TOKEN = re.compile(r"[\x21-\x7e]{16,200}")
-TOKEN_RULE = "a token is 16 to 200 visible ASCII characters without spaces (say, `openssl rand -hex 32`)"
 BLOCK_ABOUT = "What the companion remembers of the person: read it at the start of a session."
 
 
@@ -207,71 +206,25 @@ async def serve_stdio(server: Server[Any]) -> None:
 # -- streamable HTTP --------------------------------------------------------------------------------------
 
 
-def exposure(host: object, token: object) -> str | None:
-    """The token to require, checked; `InvalidValue` when `host` is not loopback and there is none."""
-    if not isinstance(host, str) or not host.strip():
-        raise InvalidValue(f"host is an address like 127.0.0.1, not {describe(host)}")
-    if token is None or token == "":
-        if not is_loopback(host):
-            raise InvalidValue(
-                f"serving on {host} (not loopback) needs a bearer token: give --token or MNEME_MCP_TOKEN; "
-                + TOKEN_RULE
-            )
-        return None
-    if not isinstance(token, str) or not TOKEN.fullmatch(token):
-        raise InvalidValue(TOKEN_RULE)
-    return token
-
-
-class RequireToken:
-    """ASGI middleware: every HTTP request carries `Authorization: Bearer <token>`, or is answered 401."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._token = token.encode("ascii")
-
-    def allowed(self, scope: Scope) -> bool:
-        for name, value in scope.get("headers", []):
-            if name.lower() == b"authorization":
-                scheme, _, given = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self._token)
-        return False
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and not self.allowed(scope):
-            if scope["type"] == "websocket":
-                await send({"type": "websocket.close", "code": 1008})
-                return
-            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="mneme"')]
-            await send({"type": "http.response.start", "status": 401, "headers": headers})
-            await send({"type": "http.response.body", "body": b'{"error": "a bearer token is required"}'})
-            return
-        await self.app(scope, receive, send)
-
-
 def http_app(server: Server[Any], *, host: str = HOST, token: str | None = None) -> ASGIApp:
     """The streamable HTTP app at `/mcp`, behind the token when there is one (see `exposure`)."""
     token = exposure(host, token)
-    security = None
-    if is_loopback(host):
-        hosts = ("127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host)
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=[f"{h}:*" for h in dict.fromkeys(hosts)],
-            allowed_origins=[f"http://{h}:*" for h in dict.fromkeys(hosts)],
-        )
-    app = server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=security)
+    app = streamable_app(server, host)
     return RequireToken(app, token) if token else app
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-    return socket.create_server((host, port), family=family)
-
-
-def _url(sock: socket.socket) -> str:
-    host, port = sock.getsockname()[:2]
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}{PATH}"
+def streamable_app(server: Server[Any], host: str = HOST) -> Starlette:
+    """The SDK's streamable HTTP app at `/mcp`, without the token (`http_app` adds it; the web app mounts
+    this behind its own), and with the SDK's DNS-rebinding guard on `guard`'s lists on loopback. Its
+    lifespan runs the session manager: whoever mounts it runs that lifespan."""
+    security = None
+    if is_loopback(host):
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=allowed_hosts(host),
+            allowed_origins=allowed_origins(host),
+        )
+    return server.streamable_http_app(streamable_http_path=PATH, host=host, transport_security=security)
 
 
 async def serve_http(
@@ -285,10 +238,10 @@ async def serve_http(
     """Serve streamable HTTP until interrupted; `ready(url)` is told the address once it listens (port 0
     picks a free one)."""
     app = http_app(server, host=host, token=token)
-    sock = _listen(host, port)
+    sock = listen(host, port)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
     runner = uvicorn.Server(config)
-    (ready or _announce)(_url(sock))
+    (ready or _announce)(url_of(sock, PATH))
     await runner.serve(sockets=[sock])
 
 
@@ -305,4 +258,5 @@ __all__ = [
     "is_loopback",
     "serve_http",
     "serve_stdio",
+    "streamable_app",
 ]

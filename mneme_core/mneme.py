@@ -23,10 +23,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import dates, relations, text, tools, transcript, transfer
+from . import dates, periods, relations, text, tools, transcript, transfer
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .config import mneme_llm as mneme_llm_config
+from .config.toml import database as database_in
 from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .from_mneme_llm import STORED, switches
@@ -36,23 +37,25 @@ from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
-from .memory.recall import Ask, Recall, Trace, rank
+from .memory.recall import Ask, Recall, Trace
 from .memory.recall_log import RecallLog
 from .messages import Words
 from .mood import MoodSettings
 from .mood import moods as mood_store
 from .observe import Observer
 from .plugins import Event, Manager, make_manager
-from .prompting import join, notes_block, who
+from .prompting import join, notes_block, said_block, who
 from .relations import RelationSettings, Relationship, Role
 from .store import open_store
 from .store.location import is_url
 from .transcript import Transcript
+from .transcript.recall import rank
 
 log = logging.getLogger(__name__)
 
 Complete = Callable[[str, str], "str | Awaitable[str]"]
 VETOED = "vetoed"
+LINES, LINE_BUDGET = 4, 600  # transcript lines a recall quotes by default, and within how many characters
 
 
 def _query(value: object) -> str:
@@ -62,17 +65,18 @@ def _query(value: object) -> str:
 
 
 class Mneme(CompanionVerbs):
-    """Memory for one companion (a space) in one SQLite file.
+    """Memory for one companion (a space) in one SQLite file, or on a PostgreSQL server.
 
-    `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
-    built-in default; given ones win for this process only. mneme-llm's switches (`luna`, `micro`,
-    `embed=True/False`, `meaning_micro`, `memory_language=None`) mean what mneme-llm documents
+    `Mneme("companion.db", space="dafeiyu")`, `Mneme("postgresql://mio@db.example/mneme", space=...)`; with
+    no path, the config's `[storage] database`, else `mneme.db`. Arguments that are None take the config's
+    value, then the built-in default; given ones win for this process only. mneme-llm's switches (`luna`,
+    `micro`, `embed=True/False`, `meaning_micro`, `memory_language=None`) mean what mneme-llm documents
     (`from_mneme_llm.switches`).
     """
 
     def __init__(
         self,
-        path: str | os.PathLike[str] = "mneme.db",
+        path: str | os.PathLike[str] | None = None,
         space: str = "default",
         *,
         config: Mapping[str, Any] | str | os.PathLike[str] | None = None,
@@ -130,14 +134,21 @@ class Mneme(CompanionVerbs):
         wanted = None if chosen.embed is None else choose_embedder(chosen.embed, self.plugins.embedders)
         steps = tuple(self.plugins.migrations.values())
         # A mneme-llm database is converted in place, after a backup copy beside it (`from_mneme_llm`).
+        if path is None:  # the config's `[storage] database`, else the file beside the program
+            path = (
+                database_in(config if isinstance(config, Mapping | str | os.PathLike) else None) or "mneme.db"
+            )
         url = is_url(path)  # a URL is never a path; another scheme is refused here
         self.mneme_llm_backup = None if url else mneme_llm_database.adopt(path, float(clock()))
         self.store = open_store(
             path, durability=given.get("durability", "normal"), clock=clock, migrations=steps
         )
         try:
-            self.config = Config(self.store, space)
-            self.config.seed(config)  # the file counts only the first time the database meets this space
+            # What adapters and plugins declared for their tables is checked as theirs (`register_settings`).
+            self.config = Config(self.store, space, declared=lambda: self.plugins.settings)
+            # The first time the database meets this space the file is taken whole; after that its adapters'
+            # and plugins' tables are, and the companion's own keys it differs in are named (config.meeting).
+            self.config.meet(config)
             current = self.config.snapshot()
             self.settings: Settings = current.settings(given)
             stored_relations = current.relation_settings(self.settings.zone)
@@ -369,18 +380,22 @@ class Mneme(CompanionVerbs):
         important: object,
         recent: object,
         within: Mapping[str, object] | None = None,
+        said: Mapping[str, object] | None = None,
     ) -> Ask:
+        query, now = _query(query), self._now()
         return Ask(
             space=self.space,
             subject=subject_of(subject),
-            query=_query(query),
+            query=query,
             limit=count_of("limit", limit),
             budget=count_of("budget", budget),
             important=count_of("important", important),
             recent=count_of("recent", recent),
-            now=self._now(),
+            now=now,
             half_life_days=self.settings.half_life_days,
             within=_within(**(within or {})),
+            period=periods.named(query, now, self.settings.zone),
+            **_said(**(said or {})),
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -402,14 +417,28 @@ class Mneme(CompanionVerbs):
         kinds: tuple[str, ...] | list[str] | None = None,
         since: float | None = None,
         until: float | None = None,
+        lines: int = LINES,
+        line_budget: int = LINE_BUDGET,
+        conversation: str | None = None,
+        shown_lines: int = 0,
     ) -> Recall:
         """The notes to show for this query, by evidence, freshness and importance, within the budget; with
         no query (or a question about the person in general), what matters most about them.
 
         `kinds`, `since` and `until` (seconds; `since` included, `until` not) keep to notes of those kinds
-        that happened in that time."""
+        that happened in that time (lines: said in that time).
+
+        With transcript lines kept (`transcript`), up to `lines` of the person's lines within `line_budget`
+        characters come too (`Recall.lines`), apart from the newest `shown_lines` of `conversation`, which
+        the model sees already."""
         within = {"kinds": kinds, "since": since, "until": until}
-        ask = self._ask(subject, query, limit, budget, important, recent, within)
+        said = {
+            "lines": lines,
+            "line_budget": line_budget,
+            "conversation": conversation,
+            "shown_lines": shown_lines,
+        }
+        ask = self._ask(subject, query, limit, budget, important, recent, within, said)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found = self.store.read(rank, placing.ask(ask), placing.placed)
@@ -428,9 +457,19 @@ class Mneme(CompanionVerbs):
         kinds: tuple[str, ...] | list[str] | None = None,
         since: float | None = None,
         until: float | None = None,
+        lines: int = LINES,
+        line_budget: int = LINE_BUDGET,
+        conversation: str | None = None,
+        shown_lines: int = 0,
     ) -> Recall:
         within = {"kinds": kinds, "since": since, "until": until}
-        ask = self._ask(subject, query, limit, budget, important, recent, within)
+        said = {
+            "lines": lines,
+            "line_budget": line_budget,
+            "conversation": conversation,
+            "shown_lines": shown_lines,
+        }
+        ask = self._ask(subject, query, limit, budget, important, recent, within, said)
         self._reindex_if_needed()
         placing = await self._place(ask)
         found = await self.store.aread(rank, placing.ask(ask), placing.placed)
@@ -475,8 +514,10 @@ class Mneme(CompanionVerbs):
             words = Words(words.language, {words.language: {"notes.header": str(header)}})
         name = who(user_name, ask.subject)
         line = relations.sentence(relation, name, self.relation_settings, self.words) if relation else ""
-        block = notes_block(recall, name=name, words=words, now=ask.now, zone=self.settings.zone, card=card)
-        return join([line, block, news or ""])
+        zone = self.settings.zone
+        block = notes_block(recall, name=name, words=words, now=ask.now, zone=zone, card=card)
+        said = said_block(recall, name=name, words=self.words, now=ask.now, zone=zone)
+        return join([line, block, said, news or ""])
 
     def prompt(
         self,
@@ -485,21 +526,35 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
         recent: int = 1,
         header: str | None = None,
+        lines: int = LINES,
+        line_budget: int = LINE_BUDGET,
+        conversation: str | None = None,
+        shown_lines: int = 0,
     ) -> str:
         """The block for the system prompt: who the person is to the companion, what it remembers of them
-        (as data, not instructions), and how it feels if that changed since it was last told."""
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        (as data, not instructions), what was said before that the query recalls (lines of the transcript,
+        quoted as data; `recall` says which), and how it feels if that changed since it was last told
+        (`mark=False` leaves that news untold; `log=False` keeps the recall out of the recall log, for a
+        look by hand)."""
+        said = {
+            "lines": lines,
+            "line_budget": line_budget,
+            "conversation": conversation,
+            "shown_lines": shown_lines,
+        }
+        ask = self._ask(subject, query, limit, budget, important, recent, None, said)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
         found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
         found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     async def aprompt(
         self,
@@ -508,13 +563,24 @@ class Mneme(CompanionVerbs):
         *,
         user_name: str | None = None,
         mark: bool = True,
+        log: bool = True,
         limit: int = 6,
         budget: int = 800,
         important: int = 2,
         recent: int = 1,
         header: str | None = None,
+        lines: int = LINES,
+        line_budget: int = LINE_BUDGET,
+        conversation: str | None = None,
+        shown_lines: int = 0,
     ) -> str:
-        ask = self._ask(subject, query, limit, budget, important, recent)
+        said = {
+            "lines": lines,
+            "line_budget": line_budget,
+            "conversation": conversation,
+            "shown_lines": shown_lines,
+        }
+        ask = self._ask(subject, query, limit, budget, important, recent, None, said)
         self._reindex_if_needed()
         placing = await self._place(ask)
         found, card, relation, untold = await self.store.aread(
@@ -522,7 +588,7 @@ class Mneme(CompanionVerbs):
         )
         found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, True, ask.now), user_name, header, card, relation, news)
+        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None
@@ -824,6 +890,21 @@ def _erase(conn: Any, space: str, subject: str) -> int:
     return notes.erase(conn, space, subject)
 
 
+def _said(
+    lines: object = LINES,
+    line_budget: object = LINE_BUDGET,
+    conversation: object = None,
+    shown_lines: object = 0,
+) -> dict[str, Any]:
+    """A caller's limits on the transcript lines a recall quotes, checked."""
+    return {
+        "lines": count_of("lines", lines),
+        "line_budget": count_of("line_budget", line_budget),
+        "conversation": None if conversation is None else transcript.conversation_of(conversation),
+        "shown_lines": count_of("shown_lines", shown_lines),
+    }
+
+
 def _within(
     kinds: object = None,
     since: object = None,
@@ -844,21 +925,33 @@ def _within(
     )
 
 
+_INDEXES = (("terms_version", index.rebuild), (transcript.LINES_VERSION, transcript.rebuild_index))
+
+
 def _terms_version(conn: Any) -> str | None:
-    row = conn.execute("select value from meta where key = 'terms_version'").fetchone()
-    return row[0] if row else None
+    """The terms' rules the notes and the lines were indexed with; None unless both agree."""
+    found = {
+        row[0] if row else None
+        for key, _rebuild in _INDEXES
+        for row in [conn.execute("select value from meta where key = ?", (key,)).fetchone()]
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 def _reindex(conn: Any, version: str) -> int:
-    row = conn.execute("select value from meta where key = 'terms_version'").fetchone()
-    if row and row[0] == version:
-        return 0
-    count = index.rebuild(conn)
-    conn.execute(
-        "insert into meta(key, value) values ('terms_version', ?) "
-        "on conflict(key) do update set value = excluded.value",
-        (version,),
-    )
+    """Index again whatever was indexed with other rules (the notes, the lines); returns how many notes."""
+    count = 0
+    for key, rebuild in _INDEXES:
+        row = conn.execute("select value from meta where key = ?", (key,)).fetchone()
+        if row and row[0] == version:
+            continue
+        done = rebuild(conn)
+        count += done if key == "terms_version" else 0
+        conn.execute(
+            "insert into meta(key, value) values (?, ?) "
+            "on conflict(key) do update set value = excluded.value",
+            (key, version),
+        )
     return count
 
 

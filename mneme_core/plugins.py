@@ -20,9 +20,9 @@ Switches for operators, read from `environ`:
   result, time taken) to the `mneme_core.plugins.trace` logger at INFO.
 
 Registries: each `register_*` hook fills one `Registry` (`manager.adapters`, `.providers`, `.embedders`,
-`.tiers`, `.emotions`, `.roles`, `.tools`, `.migrations`; see `registries`), which checks what a plugin
-registers, refuses a second entry of a name (naming both plugins) and remembers who registered what. They
-are collected at start-up (the bot's two, adapters and providers, when a bot starts) and again after a
+`.tiers`, `.emotions`, `.roles`, `.tools`, `.migrations`, `.settings`; see `registries`), which checks what a
+plugin registers, refuses a second entry of a name (naming both plugins) and remembers who registered what.
+They are collected at start-up (the bot's two, adapters and providers, when a bot starts) and again after a
 plugin is registered or unregistered later.
 
 The engine's hooks with a meaning of their own have a method each here (`astartup`, `ashutdown`,
@@ -48,6 +48,7 @@ from typing import Any
 import pluggy
 
 from . import calling, hookspecs
+from .config.keys import Key
 from .decide import run
 from .errors import InvalidType, InvalidValue, MnemeError
 from .errors import describe as short
@@ -323,6 +324,11 @@ class Manager(pluggy.PluginManager):
     @property
     def migrations(self) -> Registry[Migration]:
         return self.registry("migrations")
+
+    @property
+    def settings(self) -> Registry[Key]:
+        """The keys adapters and plugins read from their own tables, by key (`adapters.discord.token`)."""
+        return self.registry("settings")
 
     # -- the core's hook calls -------------------------------------------------------------------------
 

@@ -1,5 +1,9 @@
 """The block a bot puts in its system prompt: what the companion remembers of this person.
 
+Two sections: the notes (`notes_block`), and what was said before that the query recalls, quoted from the
+transcript (`said_block`): one line each, dated, with who said it ("you" for the companion), marked as what
+was said then, not as instructions, and below the notes, which win.
+
 The block opens with a header that says the notes are remembered data, not instructions, so a note that
 reads like an order ("ignore your rules") is something the person once said, not something to do. Every
 note is one line, with its date the way people say it ("yesterday", "in 2 days", "去年 09-17") so the model
@@ -18,6 +22,7 @@ from .messages import Words
 
 NAME_LIMIT = 80
 CARD_LIMIT = 1200
+SAID_LIMIT = 300  # characters of a quoted line: the block quotes, it does not replay
 
 
 def who(user_name: object, subject: str) -> str:
@@ -44,6 +49,24 @@ def notes_block(
         else:
             day = dates.when(note.happened_at, now, zone, words.language)
             lines.append(words.say("notes.line_dated", date=day, text=line))
+    return "\n".join(lines)
+
+
+def said_block(recall: Recall, *, name: str, words: Words, now: float, zone: tzinfo | None) -> str:
+    """The lines of the transcript the recall found, quoted one each, dated, with who said them, oldest
+    first (the order they were said in); "" when it found none."""
+    if not recall.lines:
+        return ""
+    lines = [text.one_line(words.say("said.header", who=name), 2000)]
+    for said in sorted(recall.lines, key=lambda s: s.line.id):
+        line = said.line
+        speaker = (
+            words.say("said.you") if line.subject is None else text.one_line(line.name or name, NAME_LIMIT)
+        )
+        day = dates.when(line.at, now, zone, words.language)
+        lines.append(
+            words.say("said.line", date=day, speaker=speaker, text=text.one_line(line.text, SAID_LIMIT))
+        )
     return "\n".join(lines)
 
 

@@ -14,6 +14,10 @@ refused, naming both plugins; `owner(name)` says who registered what. The famili
     migrations  register(name, apply)             SQL or a function of a connection -> store Migration,
                                                   named `<plugin>:<name>`; SQL given as
                                                   `Dialects(sqlite, postgres)` has its PostgreSQL form
+    settings    register(key, check, rule, default=MISSING, example=MISSING)
+                                                  a key of the plugin's own table -> config Key (its check
+                                                  after the checks every such key passes; see
+                                                  config.declared for the `Table` that registers them)
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 from . import tools
+from .config import keys as config_keys
+from .config.keys import MISSING, Key
 from .errors import InvalidType, InvalidValue, MnemeError
 from .errors import describe as short
 from .mood.feelings import Emotion
@@ -33,7 +39,17 @@ from .tools import Tool
 
 __all__ = ["FAMILIES", "MAKERS", "PluginError", "Registry"]
 
-FAMILIES = ("adapters", "providers", "embedders", "tiers", "emotions", "roles", "tools", "migrations")
+FAMILIES = (
+    "adapters",
+    "providers",
+    "embedders",
+    "tiers",
+    "emotions",
+    "roles",
+    "tools",
+    "migrations",
+    "settings",
+)
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 MIGRATION_NAME = re.compile(r"[A-Za-z0-9_.-]{1,80}")
 
@@ -152,6 +168,14 @@ def _migration(plugin: str, name: Any, apply: Any) -> tuple[str, Migration]:
     return full, Migration(full, apply, postgres)
 
 
+def _setting(
+    plugin: str, key: Any, check: Any, rule: Any, default: Any = MISSING, example: Any = MISSING
+) -> tuple[str, Key]:
+    """A setting of an adapter's or plugin's own table, as `config.keys.declare` checks a declaration."""
+    made = config_keys.declare(key, check, rule, default, example)
+    return made.name, made
+
+
 MAKERS: dict[str, Callable[..., tuple[str, Any]]] = {
     "adapters": _factory("an adapter"),
     "providers": _factory("a provider"),
@@ -161,4 +185,5 @@ MAKERS: dict[str, Callable[..., tuple[str, Any]]] = {
     "roles": _role,
     "tools": _tool,
     "migrations": _migration,
+    "settings": _setting,
 }

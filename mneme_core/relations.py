@@ -12,7 +12,9 @@ Each role keeps closeness (0-100) inside its band:
 Closeness grows by `growth` (1) on the first contact of each new local day (`seen`, after a person talks)
 and fades by a point for every `fade_days` (30) without them, continuously, computed on read like the mood,
 so nothing ticks. It never leaves the band as the role is configured now: a friend can grow close over the
-years, but family stays family, and an acquaintance stays one until the host calls them a friend.
+years, but family stays family, and an acquaintance stays one until the host calls them a friend. Each
+change leaves a point in the person's history (`history`: a role or closeness set, the first contact of a
+day, an import), so a page can draw closeness over time; between points it fades as above.
 
 Closeness weighs the person's words in the mood: 0.5x at 0, 1x at 50, 1.5x at 100 (1x without a role), and
 the prompt opens by saying who they are: "(Leo is your creator; you are very close.)".
@@ -42,6 +44,8 @@ KEY = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 NEAR = ((80, "very_close"), (60, "close"), (40, "friendly"), (20, "not_close"))
 FARTHEST = "barely"
 NAME_LIMIT = 80
+POINTS = 400
+"""How many points of a person's closeness history are kept (the newest): over a year of daily contact."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,15 @@ class Relationship:
     closeness: float
     since: float
     updated_at: float
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """A point of a person's closeness over time: when, in which role, how close (as written then)."""
+
+    at: float
+    role: str
+    closeness: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,12 +235,14 @@ def set(
             raise InvalidValue(f"{holder} is already the {chosen.key}; give them another role first")
     value = chosen.start if closeness is None else closeness
     since = current[2] if current is not None else now
+    sid = subject_id_made(conn, space, subject)
     conn.execute(
         "insert into relationships(subject_id, role, closeness, since, updated_at) values (?, ?, ?, ?, ?) "
         "on conflict(subject_id) do update set role = excluded.role, closeness = excluded.closeness, "
         "updated_at = excluded.updated_at",
-        (subject_id_made(conn, space, subject), chosen.key, value, since, now),
+        (sid, chosen.key, value, since, now),
     )
+    _point(conn, sid, Closeness(now, chosen.key, value))
     return Relationship(subject, chosen.key, value, since, now)
 
 
@@ -241,12 +256,12 @@ def _holder(conn: sqlite3.Connection, space: str, role: str, other_than: str) ->
 
 
 def remove(conn: sqlite3.Connection, space: str, subject: str) -> bool:
-    """The person no longer has a role; True if they had one."""
+    """The person no longer has a role (nor a closeness history); True if they had one."""
     sid = subject_id(conn, space, subject)
-    return (
-        sid is not None
-        and conn.execute("delete from relationships where subject_id = ?", (sid,)).rowcount > 0
-    )
+    if sid is None:
+        return False
+    conn.execute("delete from closeness where subject_id = ?", (sid,))
+    return conn.execute("delete from relationships where subject_id = ?", (sid,)).rowcount > 0
 
 
 def seen(
@@ -264,13 +279,42 @@ def seen(
         return _now(subject, row, now, settings)
     role = settings.role_of(key)
     value = faded(role, closeness, updated_at, now, settings.fade_days)
-    if dates.day_start(now, settings.zone) > last:
+    new_day = dates.day_start(now, settings.zone) > last
+    if new_day:
         value = min(role.ceiling, value + settings.growth)
     conn.execute(
         "update relationships set closeness = ?, updated_at = ?, last_seen = ? where subject_id = ?",
         (value, now, now, sid),
     )
+    if new_day:
+        _point(conn, sid, Closeness(now, key, value))
     return Relationship(subject, key, round(value, 2), since, now)
+
+
+def _point(conn: sqlite3.Connection, sid: int, point: Closeness) -> None:
+    """Add a point to the person's closeness history, keeping the newest `POINTS`."""
+    conn.execute(
+        "insert into closeness(subject_id, at, role, closeness) values (?, ?, ?, ?)",
+        (sid, point.at, point.role, point.closeness),
+    )
+    conn.execute(
+        "delete from closeness where subject_id = ? and id <= "
+        "(select id from closeness where subject_id = ? order by id desc limit 1 offset ?)",
+        (sid, sid, POINTS),
+    )
+
+
+def history(conn: sqlite3.Connection, space: str, subject: str, limit: int = POINTS) -> list[Closeness]:
+    """The person's closeness over time, oldest first: the newest `limit` points as they were written (the
+    closeness now, faded, is `get`'s)."""
+    sid = subject_id(conn, space, subject)
+    if sid is None:
+        return []
+    rows = conn.execute(
+        "select at, role, closeness from closeness where subject_id = ? order by id desc limit ?",
+        (sid, limit),
+    ).fetchall()
+    return [Closeness(at, role, round(value, 2)) for at, role, value in reversed(rows)]
 
 
 def weight_of(relationship: Relationship | None) -> float:
@@ -351,19 +395,15 @@ def import_rows(
         if role.unique and _holder(conn, space, key, subject) is not None:
             continue
         since = dates.seconds_or_none(row.get("since")) or now
+        updated_at = dates.seconds_or_none(row.get("updated_at")) or since
+        sid = subject_id_made(conn, space, subject)
         conn.execute(
             "insert into relationships(subject_id, role, closeness, since, updated_at, last_seen) "
             "values (?, ?, ?, ?, ?, ?) on conflict(subject_id) do update set role = excluded.role, "
             "closeness = excluded.closeness, since = excluded.since, updated_at = excluded.updated_at, "
             "last_seen = excluded.last_seen",
-            (
-                subject_id_made(conn, space, subject),
-                key,
-                closeness,
-                since,
-                dates.seconds_or_none(row.get("updated_at")) or since,
-                dates.seconds_or_none(row.get("last_seen")),
-            ),
+            (sid, key, closeness, since, updated_at, dates.seconds_or_none(row.get("last_seen"))),
         )
+        _point(conn, sid, Closeness(updated_at, key, closeness))
         count += 1
     return count

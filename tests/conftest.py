@@ -1,15 +1,19 @@
 """Shared fixtures: a frozen clock that moves only when told, a fresh database, an open `Mneme`.
 
 The engine's behaviour is tested on both backends: in the files named in `BOTH_BACKENDS`, every test that
-takes `db_path` (or `mneme`) runs once on a SQLite file and once on PostgreSQL, where `db_path` is the URL of
-a schema of its own in the server `MNEME_TEST_POSTGRES` names (`.ci/run` starts one). Without that variable
-the PostgreSQL half is skipped, saying why. A test about SQLite's file itself is marked `sqlite_only`.
+takes `db_path` (or `store`, `mneme`, `locate`) runs once on a SQLite file and once on PostgreSQL, where
+`db_path` is the URL of a schema of its own in the server `MNEME_TEST_POSTGRES` names (`.ci/run` starts
+one). Without that variable the tests start a server of their own (`pgserver`) when PostgreSQL's programs
+are installed, and stop it at the end; with neither, the PostgreSQL half is skipped, saying why. A test
+about SQLite's file itself is marked `sqlite_only`. Only those files run twice: the rest of the suite does
+not depend on the backend, and the whole suite stays within minutes.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,9 +21,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pgserver
 import pytest
 
 from mneme_core import Mneme
+from mneme_core.store import open_store
 
 # 2024-03-01 12:00:00 UTC, which is 20:00 in UTC+8.
 START = 1_709_294_400.0
@@ -48,7 +54,6 @@ def clock() -> Clock:
     return Clock()
 
 
-POSTGRES = os.environ.get("MNEME_TEST_POSTGRES", "")
 BOTH_BACKENDS = {
     "test_store.py",
     "test_notes.py",
@@ -63,6 +68,10 @@ BOTH_BACKENDS = {
     "test_update.py",
     "test_overview.py",
     "test_postgres.py",
+    "test_recall_lines.py",
+    "test_people.py",
+    "test_centroids.py",
+    "test_meaning.py",
 }
 
 
@@ -80,17 +89,50 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", ["sqlite"], indirect=True)
 
 
+_SERVER: dict[str, str | None] = {}
+
+
+def postgres_url() -> str | None:
+    """The test server's URL: `MNEME_TEST_POSTGRES`, else one started here (once; `pgserver`), else None
+    (`_SERVER["why"]` says why)."""
+    if "url" not in _SERVER:
+        url = os.environ.get("MNEME_TEST_POSTGRES") or None
+        if url is None:
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                _SERVER["why"] = "psycopg is not installed (pip install -e '.[test]')"
+            else:
+                if pgserver.bindir() is None:
+                    _SERVER["why"] = "no MNEME_TEST_POSTGRES and no PostgreSQL programs (initdb) here"
+                else:
+                    try:
+                        url, _SERVER["folder"] = pgserver.start()
+                    except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+                        _SERVER["why"] = f"a PostgreSQL server could not be started here: {err}"
+        _SERVER["url"] = url
+    return _SERVER["url"]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    folder = _SERVER.pop("folder", None)
+    if folder:
+        pgserver.stop(folder)
+
+
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
-    if request.param == "postgresql" and not POSTGRES:
-        pytest.skip("no PostgreSQL server to test on: set MNEME_TEST_POSTGRES to its URL (.ci/run does)")
+    if request.param == "postgresql" and postgres_url() is None:
+        pytest.skip(f"no PostgreSQL server to test on: {_SERVER.get('why')} (.ci/run starts one)")
     return request.param
 
 
-def postgres_schema(base: str = POSTGRES) -> Iterator[str]:
+def postgres_schema(base: str | None = None) -> Iterator[str]:
     """The URL of a new, empty schema on the test server, dropped afterwards."""
     import psycopg
 
+    base = base or postgres_url()
+    assert base is not None
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f"create schema {name}")
@@ -131,6 +173,16 @@ def db_path(locate: Callable[[str], Path | str]) -> Path | str:
 
 def is_postgres(location: Path | str) -> bool:
     return isinstance(location, str) and location.startswith("postgresql://")
+
+
+@pytest.fixture
+def store(db_path: Path | str, clock: Clock) -> Iterator[Any]:
+    """A bare store (no `Mneme` around it) on the test's backend, closed afterwards."""
+    opened = open_store(db_path, clock=clock)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 @contextmanager

@@ -54,12 +54,7 @@ def serving() -> Iterator[Endpoint]:
             asked = json.loads(self.rfile.read(length))
             found.requests.append({"path": self.path, "headers": dict(self.headers.items()), "json": asked})
             status, body = found.answer(asked) if self.path == "/v1/embeddings" else (404, {})
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            loopback.send_json(self, status, body)
 
         def log_message(self, *args: Any) -> None:
             pass

@@ -114,6 +114,7 @@ def test_no_engine_module_imports_the_bot_layer() -> None:
         (ROOT / "adapters" / "mneme_discord", "mneme_discord"),
         (ROOT / "adapters" / "mneme_telegram", "mneme_telegram"),
         (ROOT / "adapters" / "mneme_onebot", "mneme_onebot"),
+        (ROOT / "adapters" / "mneme_nonebot", "mneme_nonebot"),
     ],
 )
 def test_the_modules_of_a_package_import_each_other_without_cycles(folder: Path, package: str) -> None:

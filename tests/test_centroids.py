@@ -8,17 +8,16 @@ before it came.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
-from contextlib import closing
 
 import mneme_centroids
 import numpy as np
 import pytest
+from conftest import raw_connection
 from mneme_centroids import learning
 from tier_fakes import CAT_NOTE, Fake, S, teach
 
-from mneme_core import Mneme
+from mneme_core import ConfigError, Mneme
 from mneme_core.meaning import Embeddings
 from mneme_core.memory import index
 from mneme_core.plugins import make_manager
@@ -47,14 +46,14 @@ def m(db_path, clock, fake):
 
 
 def kept(db_path) -> dict[int, tuple[int, bytes]]:
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         return {t: (n, total) for t, n, total in conn.execute("select term_id, notes, total from centroids")}
 
 
 def recomputed(db_path) -> dict[int, tuple[int, np.ndarray]]:
     """Every term's (notes, mean vector), from the live notes' stored vectors and their terms."""
     sums: dict[int, list] = defaultdict(list)
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         rows = conn.execute(
             "select n.subject_id, n.text, n.key, n.gloss, v.vector from notes n "
             "join vectors v on v.note_id = n.id where n.deleted_at is null and n.superseded_by is null"
@@ -79,7 +78,7 @@ def assert_exact(db_path) -> None:
 
 
 def learned(db_path, subject: str = S) -> int:
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         row = conn.execute(
             "select c.learned from centroid_sets c join subjects s on s.id = c.subject_id "
             "where s.subject = ?",
@@ -140,7 +139,7 @@ def test_erasing_a_person_removes_what_their_notes_taught(m: Mneme, db_path):
 
     m.erase(S)
 
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         owners = {row[0] for row in conn.execute("select distinct subject_id from centroids")}
         lessons = conn.execute("select count(*) from centroid_lessons").fetchone()[0]
         queued = conn.execute("select count(*) from centroid_queue").fetchone()[0]
@@ -157,7 +156,7 @@ def test_a_new_gloss_moves_the_note_to_its_new_words(m: Mneme, db_path):
     m.embed_pending()
 
     assert_exact(db_path)
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         (cat,) = conn.execute("select id from terms where term = 'cat'").fetchone()
     assert kept(db_path)[cat][0] == 1
 
@@ -180,9 +179,8 @@ def test_a_new_tokenizer_starts_the_centroids_over_from_the_stored_vectors(db_pa
     with Mneme(db_path, space="test", clock=clock, embed=embed, plugins=with_centroids()) as m:
         teach(m, fillers=5)
         m.embed_pending()
-    with closing(sqlite3.connect(db_path)) as conn:
+    with raw_connection(db_path) as conn:
         conn.execute("update meta set value = 'an older tokenizer' where key = 'terms_version'")
-        conn.commit()
     with Mneme(db_path, space="test", clock=clock, embed=embed, plugins=with_centroids()) as m:
         m.embed_pending()  # the term index was rebuilt with new ids; the centroids follow it
         assert m.report()["meaning"]["embedded"] == 0  # from the stored vectors: nothing embedded again
@@ -193,16 +191,15 @@ def test_a_new_tokenizer_starts_the_centroids_over_from_the_stored_vectors(db_pa
 
 def test_settings_are_checked_naming_the_key(db_path, clock, fake, caplog):
     config = {"plugins": {"centroids": {"min_notes": 0}}}
-    with Mneme(
-        db_path,
-        space="test",
-        clock=clock,
-        config=config,
-        embed=Embeddings(fake, name="fake"),
-        plugins=with_centroids(),
-    ) as m:
-        assert m.tiers.names == ["embeddings"]
-    assert "plugins.centroids.min_notes is a whole number from 1 to 1000000, not 0" in caplog.text
+    said = "plugins.centroids.min_notes is a whole number from 1 to 1000000, not 0"
+    embed = Embeddings(fake, name="fake")
+    with pytest.raises(ConfigError, match=said):
+        Mneme(db_path, space="test", clock=clock, config=config, embed=embed, plugins=with_centroids())
+    Mneme(db_path, space="test", clock=clock, config=config).close()  # without the plugin: kept as given
+    with Mneme(db_path, space="test", clock=clock, embed=embed, plugins=with_centroids()) as m:
+        assert m.tiers.names == ["embeddings"]  # the stored value is refused when the tier is made
+        assert m.config.check().refused == {"plugins.centroids.min_notes": said}
+    assert said in caplog.text
 
 
 def test_a_companion_without_an_embedder_has_no_centroids_tier_and_its_writes_skip_the_queue(
@@ -217,6 +214,6 @@ def test_a_companion_without_an_embedder_has_no_centroids_tier_and_its_writes_sk
         assert "centroids" in m.tiers.names
         m.remember(S, "养了一只叫年糕的猫")
         m.embed_pending()
-        with closing(sqlite3.connect(db_path)) as conn:
+        with raw_connection(db_path) as conn:
             taught = conn.execute("select count(*) from centroid_lessons").fetchone()[0]
         assert taught == 2  # the note written without an embedder is learned once it has a vector

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import mneme_core
+import mneme_core.bot
 import mneme_core.cli.bot
 import mneme_core.plugins
 from mneme_core import Mneme
@@ -317,6 +318,38 @@ def test_recall_explains_and_logs_nothing(run, db_path):
         assert m.recalls("leo") == []  # the CLI's recall is a look, not a use
 
 
+def test_explain_calls_a_plan_a_plan_and_gives_no_score_where_none_chose(run, db_path):
+    ok(run("remember", "leo", "Leo likes green tea", "--kind", "preference", "--importance", "4"))
+    plan = ok(run("remember", "leo", "Leo flies to Osaka", "--kind", "plan", "--date", "2099-05-01"))
+    lines = ok(run("recall", "leo", "anything new?", "--explain")).splitlines()
+    shown = {line.split(": ", 1)[1]: line for line in lines if line.startswith("  + ")}
+    assert (
+        shown["Leo flies to Osaka"]
+        == f"  + #{plan.split('#')[1].strip()} a plan, among the newest notes: Leo flies to Osaka"
+    )
+    assert shown["Leo likes green tea"].endswith(
+        " important (a lasting note of importance 4): Leo likes green tea"
+    )
+    assert "score 0.00" not in "\n".join(lines) and "recent" not in "\n".join(lines)
+
+
+def test_context_prints_the_prompt_block_and_logs_nothing(run, db_path):
+    ok(run("remember", "leo", "Leo has a cat called Mochi", "--key", "pet.name"))
+    ok(run("relate", "leo", "friend"))
+    block = ok(run("context", "leo", "how is my cat?", "--user-name", "Leo"))
+    with opened(db_path) as m:
+        assert block == m.prompt("leo", "how is my cat?", user_name="Leo", mark=False, log=False) + "\n"
+        assert m.recalls("leo") == []  # a look by hand, not a use
+    assert "- Leo has a cat called Mochi" in block
+    assert ok(run("context", "leo")).count("Leo has a cat called Mochi") == 1  # no query: the overview
+    refused(run("context", ""), "subject")
+    nobody = run("context", "ann")
+    assert (
+        ok(nobody).strip() == ""
+        and nobody.stderr == "mneme: the block is empty: nothing is known of ann yet\n"
+    )
+
+
 def test_recall_as_json(run):
     city = int(ok(run("remember", "leo", "Leo lives in Lyon", "--key", "user.city")).split("#")[1])
     ok(run("remember", "leo", "Leo has a cat called Mochi"))
@@ -448,6 +481,7 @@ def test_relate_refusals(run):
 
 
 def test_relations_closest_first(run):
+    ok(run("remember", "zoe", "Zoe is new here"))
     assert ok(run("relations")) == ""
     assert json.loads(ok(run("relations", "--json"))) == []
     ok(run("relate", "leo", "acquaintance"))
@@ -481,7 +515,7 @@ def test_recalls_show_what_was_recalled_through_the_api(run, db_path):
 
 
 def test_profile_set_show_clear(run):
-    assert ok(run("profile", "leo")) == "leo has no profile card\n"
+    refused(run("profile", "leo"), "no companion file")
     assert ok(run("profile", "leo", "Leo is a student in Lyon.")) == "Leo is a student in Lyon.\n"
     assert ok(run("profile", "leo")) == "Leo is a student in Lyon.\n"
     assert ok(run("profile", "ann")) == "ann has no profile card\n"
@@ -490,7 +524,6 @@ def test_profile_set_show_clear(run):
 
 
 def test_subjects_with_live_notes(run):
-    assert ok(run("subjects")) == ""
     ok(run("remember", "leo", "Leo has a cat"))
     ok(run("remember", "discord:42", "Likes jazz"))
     gone = int(ok(run("remember", "ann", "Ann plays chess")).split("#")[1])
@@ -508,7 +541,11 @@ def test_export_then_import_into_another_file(run, tmp_path, db_path):
     ok(run("remember", "ann", "Ann plays chess", "--kind", "preference"))
     printed = json.loads(ok(run("export")))
     out = tmp_path / "export.json"
-    assert ok(run("export", "--out", str(out))) == ""
+    said = ok(run("export", "--out", str(out)))
+    assert said == (
+        f"wrote {out}: space fish, 3 notes (their history included), 0 conversation lines, 0 relationships, "
+        f"0 moods and {len(printed['config'])} config keys ({out.stat().st_size:,} bytes)\n"
+    )
     written = json.loads(out.read_text(encoding="utf-8"))
     assert [n["text"] for n in written["notes"]] == [n["text"] for n in printed["notes"]]
     assert len(written["notes"]) == 3  # history included
@@ -517,6 +554,8 @@ def test_export_then_import_into_another_file(run, tmp_path, db_path):
     runner = CliRunner()
     added = ok(runner.invoke(main, ["--db", str(other), "import", str(out)]))
     assert added == "added 3 notes into fish\n"  # the export's own space
+    into = ok(runner.invoke(main, ["--db", str(other), "import", str(out), "--into", "shark"]))
+    assert into == "added 3 notes into shark\n"
     assert ok(runner.invoke(main, ["--db", str(other), "import", str(out)])) == "added 0 notes into fish\n"
     with Mneme(other, space=SPACE) as m:
         assert [n.text for n in m.notes("leo")] == ["Leo lives in Lyon"]
@@ -664,6 +703,7 @@ def test_a_bad_kind_is_refused(run, db_path, args):
     ids=lambda args: " ".join(map(repr, args)),
 )
 def test_a_bad_key_is_one_line(run, db_path, args):
+    opened(db_path).close()  # a companion's file, so the commands that only read get as far as the key
     refused(run(*args), "is not a key")
     with opened(db_path) as m:
         assert m.subjects() == []
@@ -782,6 +822,25 @@ def test_a_plugin_adds_a_command(run, plug):
     assert "remember" in listed
     (info,) = json.loads(ok(run("plugins", "--json")))
     assert info["kind"] == "registered" and info["hooks"] == ["register_commands"]
+
+
+class Matrix:
+    """A plugin that adds an adapter."""
+
+    @hookimpl
+    def register_adapters(self, register):
+        class MatrixAdapter(mneme_core.bot.Adapter):
+            name = "matrix"
+
+        register(MatrixAdapter)
+
+
+def test_run_help_lists_the_adapters_and_providers_installed(run, plug):
+    assert "adapters         console\n" in ok(run("run", "--help"))
+    plug(Matrix())
+    shown = ok(run("run", "--help"))
+    assert "Installed here:\n  adapters         console, matrix\n  model providers  offline\n" in shown
+    assert "`mneme config template` lists every key they read" in " ".join(shown.split())
 
 
 def test_help_lists_a_plugin_command_before_it_is_used(run, plug):

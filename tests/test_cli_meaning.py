@@ -141,17 +141,21 @@ def test_failing_to_embed_the_notes_is_one_line_and_recall_goes_on(run, bot_toml
     assert result.stdout.splitlines()[1:] == ["#1 adopted a kitten named Mochi"]
 
 
-def test_meaning_without_an_embedder_configured_is_refused(run):
+def test_meaning_without_an_embedder_configured_recalls_by_words_and_says_so(run):
     remember_two(run)
 
-    result = run("recall", S, "how is the kitten?", "--meaning")
+    result = run("recall", S, "the cat at the hospital", "--meaning")
 
-    assert result.exit_code == 2
-    assert 'memory.embed is "" (words only): name an embedder, like --meaning local' in result.output
-    assert "registered: openai" in result.output
+    assert ok(result) == "#2 works night shifts at the hospital\n"  # by words: no cat in Chinese
+    (said,) = result.stderr.splitlines()
+    assert said.startswith('mneme: memory.embed is "" (words only), so this recall is by words: name an ')
+    assert "like --meaning local (registered: openai" in said
+    as_json = json.loads(ok(run("recall", S, "hospital", "--meaning", "--json")))
+    assert as_json["tier"] == "words" and as_json["embedder"] is None
 
 
 def test_an_unknown_embedder_is_refused_naming_it(run):
+    remember_two(run)
     result = run("recall", S, "how is the kitten?", "--meaning", "nope")
 
     assert result.exit_code == 2

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import raw_connection
 
-from mneme_core.config import KEYS, Config, ConfigError, arguments, keys, load, resolve, template
+from mneme_core.config import KEYS, Config, ConfigError, arguments, checks, keys, load, resolve, template
+from mneme_core.config.declared import Setting, Table
 from mneme_core.errors import InvalidType, InvalidValue
 from mneme_core.messages import Words, fill
 from mneme_core.mood.settings import MoodSettings
@@ -21,13 +22,6 @@ from mneme_core.relations import Role
 from mneme_core.store import open_store
 
 SPACE = "fish"
-
-
-@pytest.fixture
-def store(db_path, clock):
-    s = open_store(db_path, clock=clock)
-    yield s
-    s.close()
 
 
 @pytest.fixture
@@ -127,14 +121,22 @@ def test_first_meeting_stores_the_defaults_under_the_file_in_one_go(config, db_p
     assert {origin for _, origin in stored.values()} == {"default", "file"}
 
 
-def test_the_stored_copy_wins_over_the_file_after_the_first_open(tmp_path, store, db_path):
+def test_the_stored_copy_wins_over_the_file_after_the_first_open(tmp_path, store, db_path, caplog):
     first = write(tmp_path, '[companion]\nname = "Fish"\n', "first.toml")
     assert Config(store, SPACE).seed(first)
     before = raw_table(db_path)
     second = write(tmp_path, '[companion]\nname = "Shark"\n', "second.toml")
-    assert not Config(store, SPACE).seed(second)
-    assert not Config(store, SPACE).seed(tmp_path / "gone.toml")  # not even opened
-    assert not Config(store, SPACE).seed(write(tmp_path, "[nonsense]\n", "broken.toml"))
+    met = Config(store, SPACE).meet(second)
+    assert not met and [(d.key, d.file, d.stored) for d in met.kept] == [("companion.name", "Shark", "Fish")]
+    (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert said.startswith(
+        f"{second} differs from the database's copy of the companion's config in companion.name"
+    )
+    assert f"config apply {second}` takes the file's" in said
+    with pytest.raises(ConfigError, match=r"gone\.toml: no such config file"):  # never silently unread
+        Config(store, SPACE).seed(tmp_path / "gone.toml")
+    with pytest.raises(ConfigError, match=r"broken\.toml is refused: nonsense: no such section"):
+        Config(store, SPACE).seed(write(tmp_path, "[nonsense]\n", "broken.toml"))
     assert raw_table(db_path) == before
     assert Config(store, SPACE).get("companion.name") == "Fish"
 
@@ -567,3 +569,34 @@ def test_import_skips_what_does_not_pass(config, db_path):
     assert stored["mood.floor"] == (0.0, "default")
     with pytest.raises(InvalidType):
         config.import_rows({"key": "x"})
+
+
+# -- an adapter's or plugin's own table, declared once -----------------------------------------------------
+
+
+def test_a_declared_table_is_read_with_its_checks_and_defaults():
+    weather = Table(
+        "plugins.weather",
+        (
+            Setting("city", checks.text(80), "the city told of", example="Lyon"),
+            Setting("days", checks.number(1, 7, whole=True), "days told", default=2),
+        ),
+    )
+    assert weather.read(None) == {"days": 2}  # a key without a default stays out
+    assert weather.read({"city": "Lyon", "days": None}) == {"city": "Lyon", "days": 2}  # None: not given
+    with pytest.raises(
+        InvalidValue, match=r"^plugins.weather.dyas: no such setting \(did you mean days\?\); "
+    ):
+        weather.read({"dyas": 3})
+    with pytest.raises(InvalidValue, match=r"^plugins.weather.days is a whole number from 1 to 7, not 8$"):
+        weather.read({"days": 8})
+    with pytest.raises(InvalidType, match=r"^plugins.weather is a table"):
+        weather.read(["days"])
+    with pytest.raises(InvalidValue, match=r"a settings table is adapters\.<name> or plugins\.<name>"):
+        Table("weather", ())
+    registered: dict[str, object] = {}
+    weather.register(lambda key, check, rule, **more: registered.update({key: more}))
+    assert registered == {
+        "plugins.weather.city": {"default": keys.MISSING, "example": "Lyon"},
+        "plugins.weather.days": {"default": 2, "example": keys.MISSING},
+    }

@@ -13,10 +13,14 @@ from click.testing import CliRunner
 
 from mneme_core.cli import main
 from mneme_core.config import KEYS, keys, load
+from mneme_core.store import Store
 
 
 @pytest.fixture
 def run(db_path: Path):
+    """`mneme --db <file> --space fish ARGS...` on a companion's file that exists and has met no config (a
+    command that only reads refuses a file that is not there: test_cli_files.py)."""
+    Store(db_path).close()
     runner = CliRunner()
 
     def invoke(*args: str, env: dict[str, str] | None = None):
@@ -174,3 +178,68 @@ def test_an_unreadable_stored_value_is_shown_and_checked(run, db_path):
     assert "mood.step = (not readable)  # set" in run("config", "show", "mood", "--origins").stdout
     assert "not used: mood.step: the stored value is not JSON" in run("config", "check").stdout
     assert "step = 6.0" in run("config", "show", "mood").stdout
+
+
+# -- the keys adapters and plugins declare (register_settings) ----------------------------------------------
+
+INSTALLED = {"MNEME_LOAD_PLUGINS": "discord,onebot,telegram,openai,centroids,unify"}
+
+
+def test_the_template_lists_every_key_each_installed_adapter_and_plugin_reads(run):
+    shown = run("config", "template", env=INSTALLED).stdout
+    for table in ("adapters.console", "adapters.discord", "adapters.onebot", "adapters.telegram"):
+        assert f"\n# [{table}]  (read by " in shown
+    for table in ("plugins.openai", "plugins.centroids", "plugins.unify"):
+        assert f"\n# [{table}]  (read by the plugin {table.split('.')[1]}; uncomment what you set)" in shown
+    assert '\n# base_url = "https://api.openai.com/v1"\n' in shown
+    model = "#   the chat model to ask (required for replies) (no default; an example below)\n"
+    model += '# model = "deepseek-chat"'
+    assert model in shown
+    assert '\n# api_key = { "$env" = "DEEPSEEK_API_KEY" }\n' in shown
+    assert "\n# port = 8080\n" in shown and "\n# min_notes = 40\n" in shown
+    assert load(tomllib.loads(shown)) == keys.defaults()  # every one of them commented out
+    bare = run("config", "template", env={"MNEME_LOAD_PLUGINS": ""}).stdout
+    assert (
+        "# [adapters.discord]  (read by" not in bare and "# [adapters.console]  (read by mneme-bots" in bare
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ("adapters.onebot.port", "70000"),
+            "adapters.onebot.port is a whole number from 0 to 65535, not 70000",
+        ),
+        (("adapters.discord.respond_in", '["dm", "everywhere"]'), "adapters.discord.respond_in is a list of"),
+        (("plugins.openai.modle", "x"), "plugins.openai.modle: no such setting (did you mean model?)"),
+        (("plugins.openai.base_url", "ftp://x"), "plugins.openai.base_url is an http(s) URL"),
+        (("plugins.unify.batch", "0"), "plugins.unify.batch is a whole number from 1 to 256, not 0"),
+        (("adapters.console.user", "leo"), "adapters.console.user: no such setting (did you mean user_id?)"),
+    ],
+)
+def test_config_set_checks_a_declared_setting_as_its_owner_would(run, db_path, args, says):
+    result = run("config", "set", *args, env=INSTALLED)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and says in result.stderr
+    assert args[0] not in stored(db_path)
+    # Without its owner installed, a table is free-form; the console is built in, so always checked.
+    free = run("config", "set", *args, env={"MNEME_LOAD_PLUGINS": ""})
+    assert free.exit_code == (2 if args[0].startswith("adapters.console") else 0)
+    assert run("config", "set", "plugins.openai.model", "deepseek-chat", env=INSTALLED).exit_code == 0
+
+
+def test_config_check_names_a_stored_setting_its_plugin_refuses(run, db_path):
+    assert run("config", "set", "plugins.openai.timeout", "30").exit_code == 0
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("update config set value = '-1' where key = 'plugins.openai.timeout'")
+        conn.execute("insert into config values ('fish', 'plugins.openai.modle', '\"x\"', 'set', 0)")
+    conn.close()
+    lines = run("config", "check", env=INSTALLED).stdout.splitlines()
+    assert (
+        "refused by its plugin: plugins.openai.timeout is a number of 0.001 or more, not -1 (fix it with "
+        "`mneme config set plugins.openai.timeout VALUE`)" in lines
+    )
+    assert any(
+        line.startswith("refused by its plugin: plugins.openai.modle: no such setting") for line in lines
+    )
+    assert run("config", "check", env={"MNEME_LOAD_PLUGINS": ""}).stdout == "the config is up to date\n"

@@ -211,7 +211,9 @@ def test_the_adapter_registers_through_the_plugin_hook_and_checks_its_table() ->
     assert made.options == DiscordSettings(respond_in=("dm",), channels=frozenset({"12"}))
     with pytest.raises(PluginError, match=r"adapter discord .*adapters\.discord\.respond_in is a list of"):
         build_adapters(manager, ["discord"], {"discord": {"respond_in": ["everywhere"]}})
-    with pytest.raises(PluginError, match=r"adapters\.discord has no setting prefix"):
+    with pytest.raises(
+        PluginError, match=r"adapters\.discord\.prefix: no such setting; \[adapters\.discord\] has token, "
+    ):
         build_adapters(manager, ["discord"], {"discord": {"prefix": "!"}})
 
 

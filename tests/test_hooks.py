@@ -16,11 +16,13 @@ import pytest
 from mneme_core import calling
 from mneme_core.bot import Adapter, hooks
 from mneme_core.bot.console import ConsoleAdapter
+from mneme_core.config import Config, checks
 from mneme_core.hookspecs import hookimpl
 from mneme_core.memory.note import NoteFields
 from mneme_core.mood.feelings import Emotion
 from mneme_core.plugins import Event, Manager, PluginError, make_manager
 from mneme_core.relations import Role
+from mneme_core.store import Store
 
 CALLING = "mneme_core.calling"
 
@@ -504,6 +506,65 @@ def test_register_migrations(manager: Manager, plug) -> None:
         PluginError, match="plugin empty, register_migrations: the migration 0001_nothing has no SQL"
     ):
         _ = manager.migrations
+
+
+KEY = {"$env": "WX_KEY"}
+
+
+def test_register_settings(manager: Manager, plug, tmp_path) -> None:
+    class Weather:
+        @hookimpl
+        def register_settings(self, register):
+            register(
+                "plugins.weather.city", checks.text(80), "the city whose weather is told", example="Lyon"
+            )
+            register("plugins.weather.days", checks.number(1, 7, whole=True), "days told (1 to 7)", default=2)
+            register("plugins.weather.api_key", lambda key, value: value, "by reference", example=KEY)
+
+    assert manager.settings["adapters.console.user_id"].example == "leo"  # the bot's own console
+    plug(Weather(), "weather")
+    days = manager.settings["plugins.weather.days"]
+    assert (days.default, days.rule, manager.settings.owner("plugins.weather.days")) == (
+        2,
+        "days told (1 to 7)",
+        "weather",
+    )
+    store = Store(tmp_path / "m.db")
+    try:
+        config = Config(store, "s", declared=manager.settings)
+        assert config.set("plugins.weather.days", 3) == 3
+        with pytest.raises(ValueError, match=r"plugins.weather.days is a whole number from 1 to 7, not 9"):
+            config.set("plugins.weather.days", 9)
+        with pytest.raises(
+            ValueError, match=r"plugins.weather.dyas: no such setting \(did you mean days\?\)"
+        ):
+            config.set("plugins.weather.dyas", 3)
+        with pytest.raises(ValueError, match=r"plugins.weather.api_key is a secret: never write it"):
+            config.set("plugins.weather.api_key", "sk-123")  # what every such table refuses, first
+        assert config.set("plugins.other.anything", 1) == 1  # a table nobody declared is free
+    finally:
+        store.close()
+
+    class Twice:
+        @hookimpl
+        def register_settings(self, register):
+            register("plugins.weather.city", checks.text(80), "the city", example="Paris")
+
+    plug(Twice(), "twice")
+    with pytest.raises(PluginError, match=r"'plugins.weather.city' is registered twice: by plugin"):
+        _ = manager.settings
+
+    class Wrong:
+        @hookimpl
+        def register_settings(self, register):
+            register("plugins.wrong.days", checks.number(1, 7), "days", default=30)
+
+    manager.unregister(name="twice")
+    plug(Wrong(), "wrong")
+    with pytest.raises(
+        PluginError, match=r"plugin wrong, register_settings: plugins.wrong.days: its default does not pass"
+    ):
+        _ = manager.settings
 
 
 # -- a message --------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +19,7 @@ from urllib.parse import quote
 import httpx2
 import pytest
 from click.testing import CliRunner
+from loopback import spawn
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -166,15 +166,7 @@ async def http_server(db: Path, *args: str, token: str | None = None) -> AsyncIt
     env = {k: v for k, v in os.environ.items() if k != "MNEME_MCP_TOKEN"} | child_env()
     if token is not None:
         env["MNEME_MCP_TOKEN"] = token
-    child = subprocess.Popen(
-        [sys.executable, *command(db, "--http", "--port", "0", *args)],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = spawn(command(db, "--http", "--port", "0", *args), env)
     try:
         line = await asyncio.to_thread(child.stderr.readline)
         found = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import sqlite3
 import threading
 import time
-from contextlib import closing
 
 import numpy as np
 import pytest
+from conftest import raw_connection
 from tier_fakes import CONCEPTS, S
 
 from mneme_core import Mneme, Recall
@@ -88,8 +87,8 @@ def words_alone(m: Mneme, query: str, **options) -> Recall:
         return plain.recall(S, query, **options)
 
 
-def raw(db_path) -> closing[sqlite3.Connection]:
-    return closing(sqlite3.connect(db_path))
+def raw(db_path):
+    return raw_connection(db_path)
 
 
 def vector_count(db_path, embedder: str | None = None) -> int:

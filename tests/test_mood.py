@@ -18,15 +18,6 @@ EN, ZH = Words("en"), Words("zh")
 DEFAULT = MoodSettings()
 
 
-@pytest.fixture
-def store(db_path, clock):
-    s = open_store(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 def apply(store: Storage, clock, subject: str = "u", settings: MoodSettings = DEFAULT, **change):
     return store.write(moods.apply, SPACE, subject, Change(**change), clock(), settings)
 

@@ -245,7 +245,7 @@ async def test_malformed_bodies_are_clear_errors(endpoint: Endpoint) -> None:
 def test_settings_are_checked_and_the_key_comes_from_the_environment() -> None:
     with pytest.raises(ValueError, match=r"plugins.openai.model is required"):
         OpenAIProvider({}, environ={})
-    with pytest.raises(ValueError, match=r"plugins.openai has no setting modle"):
+    with pytest.raises(ValueError, match=r"plugins.openai.modle: no such setting \(did you mean model\?\)"):
         OpenAIProvider({"modle": "x", "model": "y"}, environ={})
     with pytest.raises(ValueError, match=r"plugins.openai.base_url is an http"):
         OpenAIProvider({"model": "m", "base_url": "ftp://example.com"}, environ={})

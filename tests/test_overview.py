@@ -172,7 +172,7 @@ def test_explain_says_it_is_an_overview(five_facts, clock):
         nobody = m.recall("discord:7", "").explain().splitlines()
 
     assert lines[0] == "recall for 'what do you know about me' (words, overview):"
-    assert len(lines) == 1 + 5 and all(" lasting (score 0.00): " in line for line in lines[1:])
+    assert len(lines) == 1 + 5 and all(" lasting (a fact or a preference): " in line for line in lines[1:])
     assert nobody[1] == "  nothing remembered about this person yet"
 
 

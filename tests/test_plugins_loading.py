@@ -237,8 +237,9 @@ async def test_the_skeleton_installs_with_pip_and_loads_through_its_entry_point(
         assert found == [sys.modules["mneme_skeleton"].QUESTION_HINT]
         # The skeleton's own test passes against the installed plugin.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        # nonebug (the test extra's, for the NoneBot plugin) would start NoneBot in any pytest run here.
         tested = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nonebug", "tests"],
             cwd=source,
             env=env,
             capture_output=True,

@@ -23,15 +23,6 @@ UTC8 = timezone(timedelta(hours=8))
 SETTINGS = RelationSettings(zone=UTC8)
 
 
-@pytest.fixture
-def store(db_path, clock):
-    s = open_store(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 def set_role(store, clock, subject, role, closeness=None, settings=SETTINGS):
     return store.write(rel.set, SPACE, subject, role, closeness, clock(), settings)
 

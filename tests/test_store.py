@@ -35,8 +35,11 @@ def snapshot(path: Path | str) -> tuple:
     """The main file's bytes and mtime, and what its WAL holds (writes land there before the file); on
     PostgreSQL every row of every table of the test's schema."""
     if is_postgres(path):
-        tables = query(path, "select table_name from information_schema.tables where table_schema = "
-                       "current_schema() order by 1")
+        tables = query(
+            path,
+            "select table_name from information_schema.tables where table_schema = "
+            "current_schema() order by 1",
+        )
         return tuple((t, sorted(map(repr, query(path, f"select * from {t}")))) for (t,) in tables)
     wal = Path(f"{path}-wal")
     return path.read_bytes(), path.stat().st_mtime_ns, wal.read_bytes() if wal.exists() else b""

@@ -501,7 +501,7 @@ def test_the_adapter_is_made_from_the_companions_config(mneme: Mneme) -> None:
 
 
 def test_settings_are_checked() -> None:
-    with pytest.raises(ValueError, match="no setting 'tokn'"):
+    with pytest.raises(ValueError, match=r"adapters.telegram.tokn: no such setting \(did you mean token\?\)"):
         TelegramAdapter({"tokn": "x"})
     with pytest.raises(TypeError, match="names is a list"):
         TelegramAdapter({"names": "Mio"})

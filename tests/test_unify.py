@@ -12,7 +12,7 @@ import pytest
 from mneme_unify import scripts
 from tier_fakes import Model, S
 
-from mneme_core import Mneme
+from mneme_core import ConfigError, Mneme
 from mneme_core.plugins import make_manager
 
 QUIET = {"plugins": {"unify": {"background": False}}}
@@ -177,6 +177,12 @@ def test_without_a_model_or_a_memory_language_there_is_no_unify_tier(db_path, cl
 
 def test_settings_are_checked_naming_the_key(db_path, clock, model, caplog):
     config = {"plugins": {"unify": {"batch": 0}}}
-    with Mneme(db_path, space="test", clock=clock, complete=model, config=config, plugins=with_unify()) as m:
-        assert m.tiers.names == []
+    with pytest.raises(ConfigError, match=r"plugins\.unify\.batch is a whole number from 1 to 256, not 0"):
+        Mneme(db_path, space="test", clock=clock, complete=model, config=config, plugins=with_unify())
+    Mneme(db_path, space="test", clock=clock, config=config).close()  # without the plugin: kept as given
+    with Mneme(db_path, space="test", clock=clock, complete=model, plugins=with_unify()) as m:
+        assert m.tiers.names == []  # the stored value is refused when the tier is made, by name
+        assert m.config.check().refused == {
+            "plugins.unify.batch": "plugins.unify.batch is a whole number from 1 to 256, not 0"
+        }
     assert "plugins.unify.batch is a whole number from 1 to 256, not 0" in caplog.text

@@ -15,9 +15,9 @@ the runner, and the bot of `mneme run discord`), `cog` (`MnemeCog`: lifetime, th
 `observe` for hosts with their own model call, the `/memory` slash commands), `views` (what the commands
 show), `sync` (telling Discord about the commands, an admin's act).
 
-This module is the extension (`setup`) and the plugin (`register_adapters`, entry point `discord` in group
-`mneme`). It imports discord.py only inside `setup`, and the bot layer only when the adapter is made or its
-names are read, so listing plugins (and making a `Mneme`) works without either.
+This module is the extension (`setup`) and the plugin (`register_adapters`, `register_settings`, entry point
+`discord` in group `mneme`). It imports discord.py only inside `setup`, and the bot layer only when the
+adapter is made or its names are read, so listing plugins (and making a `Mneme`) works without either.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 from mneme_core import hookimpl
 from mneme_core.lazy import lazy_names
 
-from .settings import DiscordSettings, Opening
+from .settings import SETTINGS, DiscordSettings, Opening
 
 __all__ = [
     "DiscordAdapter",
@@ -36,6 +36,7 @@ __all__ = [
     "Opening",
     "make_adapter",
     "register_adapters",
+    "register_settings",
     "setup",
 ]
 
@@ -61,3 +62,9 @@ def register_adapters(register: Any) -> None:
     """Called by the bot layer when a bot starts (never by the engine), so the adapter's module, and the bot
     layer with it, load only then."""
     register(__getattr__("DiscordAdapter"))
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    """The `[adapters.discord]` keys, for the config's checks and template (`settings.SETTINGS`)."""
+    SETTINGS.register(register)

@@ -15,10 +15,13 @@ channels allowed. "name" and "all" read what people write in servers, which Disc
 the privileged message content intent (a direct message, a mention and a reply to the bot carry it anyway).
 
 A drop-in cog opens its own engine unless the host hands it one (`bot.mneme`), from the environment the
-`mneme` command reads too: `MNEME_DB` (the file), `MNEME_SPACE`, `MNEME_CONFIG` (a TOML file, taken the
-first time the file meets the space), plus `MNEME_MODEL` (a model provider's name; default: the first one
-configured, else the offline stand-in), `MNEME_PERSONA` (default: `companion.persona`) and
-`MNEME_DISCORD_CHANNELS` (comma-separated ids, over the table's `channels`).
+`mneme` command reads too: `MNEME_DB` (the file), `MNEME_SPACE`, `MNEME_CONFIG` (a TOML file: taken whole
+the first time, then its adapters' and plugins' tables at each start), plus `MNEME_MODEL` (a model
+provider's name; default: the first one configured, else the offline stand-in), `MNEME_PERSONA` (default:
+`companion.persona`) and `MNEME_DISCORD_CHANNELS` (comma-separated ids, over the table's `channels`).
+
+The table is declared once (`SETTINGS`): `DiscordSettings.from_table` reads it with those checks, and the
+plugin registers them (`register_settings`), so `mneme config set`, `check` and `template` know them too.
 
 Nothing here imports discord.py: listing plugins must work without the `discord` extra.
 """
@@ -30,33 +33,76 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mneme_core.config import checks
+from mneme_core.config.declared import Setting, Table
 from mneme_core.errors import InvalidType, InvalidValue, describe
 
-__all__ = ["PLACES", "DiscordSettings", "Opening"]
+__all__ = ["PLACES", "SETTINGS", "TABLE", "DiscordSettings", "Opening"]
 
 PLACES = ("dm", "mention", "reply", "name", "all")
 DEFAULT_PLACES = ("dm", "mention", "reply")
 TABLE = "adapters.discord"
-KNOWN = frozenset({"token", "respond_in", "channels", "answer", "names", "message_content"})
 
 
-def _id(key: str, value: object) -> str:
-    """A Discord id as its decimal string (ids exceed 32 bits; TOML may hold them as numbers or strings)."""
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip().isdigit():
-        raise InvalidValue(f"{TABLE}.{key} holds Discord ids (digits), not {describe(value)}")
-    return str(value).strip()
-
-
-def _strings(key: str, value: object) -> tuple[str, ...]:
+def _list(key: str, value: object) -> list[Any]:
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise InvalidType(f"{TABLE}.{key} is a list, not {describe(value)}")
-    return tuple(value)
+        raise InvalidType(f"{key} is a list, not {describe(value)}")
+    return list(value)
 
 
-def _flag(key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidType(f"{TABLE}.{key} is true or false, not {describe(value)}")
-    return value
+def _ids(key: str, value: object) -> list[str]:
+    """Discord ids as their decimal strings (ids exceed 32 bits; TOML may hold them as numbers or strings)."""
+    found = []
+    for item in _list(key, value):
+        if isinstance(item, bool) or not isinstance(item, int | str) or not str(item).strip().isdigit():
+            raise InvalidValue(f"{key} holds Discord ids (digits), not {describe(item)}")
+        found.append(str(item).strip())
+    return found
+
+
+def _places(key: str, value: object) -> list[str]:
+    found = list(dict.fromkeys(_list(key, value)))
+    if any(place not in PLACES for place in found):
+        raise InvalidValue(f"{key} is a list of {', '.join(PLACES)}, not {describe(found)}")
+    return found
+
+
+def _names(key: str, value: object) -> list[str]:
+    found = _list(key, value)
+    for name in found:
+        if not isinstance(name, str) or not name.strip() or "\n" in name:
+            raise InvalidValue(f"{key} is a list of one-line words, not {describe(name)}")
+    return found
+
+
+SETTINGS = Table(
+    TABLE,
+    (
+        Setting(
+            "token",
+            checks.secret("DISCORD_TOKEN"),
+            "the bot's token, by reference (`mneme run discord` only; a loaded cog uses its host's login)",
+            example={"$env": "DISCORD_TOKEN"},
+        ),
+        Setting(
+            "respond_in",
+            _places,
+            "where it answers: dm, mention, reply, name (its name or names), all (needs message_content)",
+            default=list(DEFAULT_PLACES),
+        ),
+        Setting("channels", _ids, "server channel ids to answer in; empty: every channel", default=[]),
+        Setting(
+            "answer", checks.boolean, "false: the host calls prompt_for and observe itself", default=True
+        ),
+        Setting("names", _names, 'with "name" in respond_in: words that address the bot', default=[]),
+        Setting(
+            "message_content",
+            checks.boolean,
+            "`mneme run discord`: ask Discord for the privileged message content intent",
+            default=False,
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,14 +116,8 @@ class DiscordSettings:
     message_content: bool = False
 
     def __post_init__(self) -> None:
-        wrong = [place for place in self.respond_in if place not in PLACES]
-        if wrong:
-            raise InvalidValue(
-                f"{TABLE}.respond_in is a list of {', '.join(PLACES)}, not {describe(list(self.respond_in))}"
-            )
-        for name in self.names:
-            if not isinstance(name, str) or not name.strip() or "\n" in name:
-                raise InvalidValue(f"{TABLE}.names is a list of one-line words, not {describe(name)}")
+        SETTINGS.check("respond_in", self.respond_in)
+        SETTINGS.check("names", self.names)
 
     @classmethod
     def from_table(
@@ -85,28 +125,18 @@ class DiscordSettings:
     ) -> DiscordSettings:
         """The settings of a table (`mneme_core.config.Config.table("adapters.discord")`); an unknown key is
         refused, naming the known ones. `MNEME_DISCORD_CHANNELS` in `environ`, if set, wins for channels."""
-        if table is not None and not isinstance(table, Mapping):
-            raise InvalidType(f"{TABLE} is a table, not {describe(table)}")
-        table = dict(table or {})
-        unknown = sorted(set(table) - KNOWN)
-        if unknown:
-            raise InvalidValue(
-                f"{TABLE} has no setting {', '.join(unknown)}; it knows {', '.join(sorted(KNOWN))}"
-            )
-        options: dict[str, Any] = {}
-        if "respond_in" in table:
-            options["respond_in"] = tuple(dict.fromkeys(_strings("respond_in", table["respond_in"])))
-        channels = table.get("channels", ())
+        read = SETTINGS.read(table)
         listed = (environ or {}).get("MNEME_DISCORD_CHANNELS")
         if listed is not None:
-            channels = [part for part in listed.replace(" ", ",").split(",") if part]
-        options["channels"] = frozenset(_id("channels", c) for c in _strings("channels", channels))
-        if "names" in table:
-            options["names"] = _strings("names", table["names"])
-        for key in ("answer", "message_content"):
-            if key in table:
-                options[key] = _flag(key, table[key])
-        return cls(**options)
+            parts = [part for part in listed.replace(" ", ",").split(",") if part]
+            read["channels"] = SETTINGS.check("channels", parts)
+        return cls(
+            respond_in=tuple(read["respond_in"]),
+            channels=frozenset(read["channels"]),
+            answer=read["answer"],
+            names=tuple(read["names"]),
+            message_content=read["message_content"],
+        )
 
     def answers_in(self, channel_id: str, parent_id: str | None = None) -> bool:
         """Whether a server channel (or a thread of it) is one the bot answers in."""

@@ -21,7 +21,7 @@ from mneme_core import hookimpl
 from mneme_core.lazy import lazy_names
 
 from .actions import ActionError, ActionFailed, ActionTimeout
-from .settings import Settings
+from .settings import SETTINGS, Settings
 
 __all__ = [
     "ActionError",
@@ -31,6 +31,7 @@ __all__ = [
     "Route",
     "Settings",
     "register_adapters",
+    "register_settings",
 ]
 
 
@@ -41,3 +42,9 @@ __getattr__ = lazy_names(globals(), {"OneBotAdapter": "adapter", "Route": "adapt
 def register_adapters(register: Any) -> None:
     """Called by the bot layer when a bot starts (never by the engine)."""
     register(__getattr__("OneBotAdapter"))
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    """The `[adapters.onebot]` keys, for the config's checks and template (`settings.SETTINGS`)."""
+    SETTINGS.register(register)

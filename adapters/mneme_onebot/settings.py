@@ -19,6 +19,8 @@
     version = 11
 
 Secrets stay references until `start` resolves them (`mneme_core.config.resolve`); nothing here logs one.
+The table is declared once (`SETTINGS`): `Settings.from_table` reads it with those checks, and the plugin
+registers them (`register_settings`) for `mneme config set`, `check` and `template`.
 """
 
 from __future__ import annotations
@@ -28,27 +30,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mneme_core.config import resolve
+from mneme_core.config import checks, resolve
+from mneme_core.config.declared import Setting, Table
 from mneme_core.errors import InvalidType, InvalidValue, describe
 
 from .events import Malformed, platform_name
 
-__all__ = ["BridgeSettings", "Settings"]
+__all__ = ["SETTINGS", "BridgeSettings", "Settings"]
 
-KEYS = (
-    "host",
-    "port",
-    "access_token",
-    "secret",
-    "platform",
-    "bridges",
-    "names",
-    "limit",
-    "action_timeout",
-    "quote",
-    "message_format",
-    "typing",
-)
 BRIDGE_KEYS = ("platform", "api_url", "version")
 MIN_LIMIT, MAX_LIMIT = 16, 20_000
 
@@ -81,14 +70,11 @@ class Settings:
     @classmethod
     def from_table(cls, table: Mapping[str, Any]) -> Settings:
         """The settings of an `[adapters.onebot]` table; `InvalidValue` naming the first bad key."""
-        unknown = [key for key in table if key not in KEYS]
-        if unknown:
-            raise InvalidValue(
-                f"adapters.onebot.{unknown[0]}: no such setting; the settings are {', '.join(KEYS)}"
-            )
-        found: dict[str, Any] = {}
-        for key, value in table.items():
-            found[key] = _CHECKS[key](f"adapters.onebot.{key}", value)
+        found = SETTINGS.read(table)
+        found["names"] = tuple(found["names"])
+        found["bridges"] = tuple(
+            BridgeSettings(self_id=self_id, **bridge) for self_id, bridge in found.get("bridges", {}).items()
+        )
         return cls(**found)
 
     def bridge(self, self_id: str) -> BridgeSettings | None:
@@ -137,12 +123,6 @@ def _flag(name: str, value: object) -> bool:
     return value
 
 
-def _secret(name: str, value: object) -> Any:
-    if value is None or isinstance(value, str | Mapping):
-        return value
-    raise InvalidType(f'{name} is a reference like {{ "$env" = "ONEBOT_TOKEN" }}, not {describe(value)}')
-
-
 def _platform(name: str, value: object) -> str:
     try:
         return platform_name(value)
@@ -156,16 +136,17 @@ def _format(name: str, value: object) -> str:
     return str(value)
 
 
-def _names(name: str, value: object) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, list):
+def _names(name: str, value: object) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidType(f"{name} is a list of names, not {describe(value)}")
-    return tuple(_text(f"{name}[{n}]", item) for n, item in enumerate(value, 1))
+    return [_text(f"{name}[{n}]", item) for n, item in enumerate(value, 1)]
 
 
-def _bridges(name: str, value: object) -> tuple[BridgeSettings, ...]:
+def _bridges(name: str, value: object) -> dict[str, dict[str, Any]]:
+    """Each bot account's own table by its self id, checked (as the config keeps it)."""
     if not isinstance(value, Mapping):
         raise InvalidType(f"{name} is a table of bot accounts by self id, not {describe(value)}")
-    found = []
+    found = {}
     for self_id, table in value.items():
         where = f"{name}.{self_id}"
         if not isinstance(table, Mapping):
@@ -184,28 +165,54 @@ def _bridges(name: str, value: object) -> tuple[BridgeSettings, ...]:
         if version not in (11, 12) or isinstance(version, bool):
             raise InvalidValue(f"{where}.version is 11 or 12, not {describe(version)}")
         platform = table.get("platform")
-        found.append(
-            BridgeSettings(
-                self_id=_text(f"{where} (its self id)", str(self_id)),
-                platform=_platform(f"{where}.platform", platform) if platform is not None else None,
-                api_url=api_url,
-                version=version,
-            )
-        )
-    return tuple(found)
+        own = {"version": version}
+        if platform is not None:
+            own["platform"] = _platform(f"{where}.platform", platform)
+        if api_url is not None:
+            own["api_url"] = api_url
+        found[_text(f"{where} (its self id)", str(self_id))] = own
+    return found
 
 
-_CHECKS = {
-    "host": _text,
-    "port": _whole(0, 65535),
-    "access_token": _secret,
-    "secret": _secret,
-    "platform": _platform,
-    "bridges": _bridges,
-    "names": _names,
-    "limit": _whole(MIN_LIMIT, MAX_LIMIT),
-    "action_timeout": _seconds,
-    "quote": _flag,
-    "message_format": _format,
-    "typing": _flag,
-}
+TOKEN = {"$env": "ONEBOT_TOKEN"}
+SETTINGS = Table(
+    "adapters.onebot",
+    (
+        Setting(
+            "host", _text, "where the bridges connect; off loopback an access_token is required", "127.0.0.1"
+        ),
+        Setting("port", _whole(0, 65535), "the port they connect to (0 to 65535)", 8080),
+        Setting(
+            "access_token",
+            checks.secret("ONEBOT_TOKEN"),
+            "checked on every connection and event post, by reference",
+            example=TOKEN,
+        ),
+        Setting(
+            "secret",
+            checks.secret("ONEBOT_SECRET"),
+            "v11 HTTP POST: the X-Signature key, by reference",
+            example={"$env": "ONEBOT_SECRET"},
+        ),
+        Setting("platform", _platform, "the platform of v11 bridges not listed in bridges", "qq"),
+        Setting(
+            "bridges",
+            _bridges,
+            "one table per bot account, by its self id: platform, api_url (HTTP POST mode), version (11, 12)",
+            example={"wxid_bot": {"platform": "wechat", "api_url": "http://127.0.0.1:5700", "version": 11}},
+        ),
+        Setting("names", _names, "a group message starting with one of these addresses the bot", []),
+        Setting(
+            "limit",
+            _whole(MIN_LIMIT, MAX_LIMIT),
+            f"longest message part sent ({MIN_LIMIT} to {MAX_LIMIT})",
+            1500,
+        ),
+        Setting(
+            "action_timeout", _seconds, "seconds an action waits for its answer (above 0, at most 600)", 20.0
+        ),
+        Setting("quote", _flag, "in groups, the reply quotes the message it answers", True),
+        Setting("message_format", _format, 'v11: "array" of segments, or "string" with CQ codes', "array"),
+        Setting("typing", _flag, "NapCat's set_input_status in private chats while the model thinks", False),
+    ),
+)

@@ -35,6 +35,7 @@ __all__ = [
     "make_adapter",
     "middleware_of",
     "register_adapters",
+    "register_settings",
     "remembered",
 ]
 
@@ -67,3 +68,11 @@ def make_adapter(settings: Mapping[str, Any] | None = None) -> Any:
 @hookimpl
 def register_adapters(register: Any) -> None:
     register(make_adapter, name="telegram")
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    """The `[adapters.telegram]` keys, for the config's checks and template (imports no telegram)."""
+    from .settings import SETTINGS
+
+    SETTINGS.register(register)

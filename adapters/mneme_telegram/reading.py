@@ -30,9 +30,10 @@ from telegram.constants import ChatType
 from mneme_core.bot import Incoming
 from mneme_core.bot import spoken as framed
 
+from .settings import ASK
+
 __all__ = ["ASK", "MEDIA", "Said", "command_of", "incoming_of", "person_of", "read", "spoken"]
 
-ASK = "ask"
 MEDIA = ("photo", "video", "animation", "document", "audio", "voice", "video_note")
 
 

@@ -10,6 +10,17 @@ The sources are written by hand, in a compact form that is easy to read and revi
     single | question | answer | label, label   category | question | answer | its evidence turns
 
 Categories map to LoCoMo's numbers: multi 1, temporal 2, open 3, single 4 (5, adversarial, is not used).
+
+`dialogue_*.txt` are in the layout of the second held-out set (one-sentence memories about two people, and
+dialogues marking the memories the next reply should bring up), built into `dialogues.json`:
+
+    # sample: dlg-zh-1
+    # people: 周琳 | 阿哲
+    # memories
+    周琳 z01 | 我在杭州一所小学当语文老师。      whose memory, its label | its sentence
+    # dialogue d01 | z02, z05                    a dialogue, and the memories the next reply should bring up
+    周琳: 哎，今天下班回家一开门……               its turns so far
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -76,6 +87,43 @@ def parse(path: Path) -> dict:
     return {"sample_id": sample_id, "conversation": conversation, "qa": qa}
 
 
+def parse_dialogues(path: Path) -> dict:
+    """A `dialogue_*.txt` source as one sample: its people, memories and dialogues."""
+    sample: dict = {"sample_id": "", "people": [], "memories": [], "dialogues": []}
+    labels: set[str] = set()
+    in_memories = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("# sample:"):
+            sample["sample_id"] = line.split(":", 1)[1].strip()
+        elif line.startswith("# people:"):
+            sample["people"] = [s.strip() for s in line.split(":", 1)[1].split("|")]
+        elif line == "# memories":
+            in_memories = True
+        elif line.startswith("# dialogue "):
+            in_memories = False
+            name, marked = (part.strip() for part in line[len("# dialogue ") :].split("|"))
+            wanted = [m.strip() for m in marked.split(",") if m.strip()]
+            if not wanted or set(wanted) - labels:
+                raise SystemExit(f"{path.name}:{number}: unknown or no memories {wanted}")
+            sample["dialogues"].append({"id": name, "turns": [], "memories": wanted})
+        elif in_memories:
+            head, said = (part.strip() for part in line.split("|", 1))
+            who, label = head.rsplit(" ", 1)
+            if who not in sample["people"] or label in labels:
+                raise SystemExit(f"{path.name}:{number}: unknown person or label used twice: {head!r}")
+            labels.add(label)
+            sample["memories"].append({"id": label, "about": who, "text": said})
+        else:
+            speaker, said = (part.strip() for part in line.split(":", 1))
+            if speaker not in sample["people"]:
+                raise SystemExit(f"{path.name}:{number}: unknown speaker {speaker!r}")
+            sample["dialogues"][-1]["turns"].append({"speaker": speaker, "text": said})
+    return sample
+
+
 def main() -> int:
     samples = [parse(path) for path in sorted(HERE.glob("dev_*.txt"))]
     out = HERE / "dev.json"
@@ -83,6 +131,14 @@ def main() -> int:
     for s in samples:
         turns = sum(len(v) for k, v in s["conversation"].items() if re.fullmatch(r"session_\d+", k))
         print(f"{s['sample_id']}: {turns} turns, {len(s['qa'])} questions", file=sys.stderr)
+    dialogues = [parse_dialogues(path) for path in sorted(HERE.glob("dialogue_*.txt"))]
+    out = HERE / "dialogues.json"
+    out.write_text(json.dumps(dialogues, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    for s in dialogues:
+        print(
+            f"{s['sample_id']}: {len(s['memories'])} memories, {len(s['dialogues'])} dialogues",
+            file=sys.stderr,
+        )
     return 0
 
 

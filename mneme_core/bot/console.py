@@ -2,11 +2,16 @@
 
 It reads lines from `input` and prints replies to `output`, one message at a time: the next line is read
 once the reply to the last one was printed, as in any chat. `/quit` or the end of the input (Ctrl-D) ends
-the chat; Ctrl-C ends it too. Lines are read on a thread of their own (a daemon, so a chat ended by a signal
-never waits for a line that will not come), and handed to the event loop.
+the chat; Ctrl-C ends it too; `/help` says so here and goes to no model. Lines are read on a thread of their
+own (a daemon, so a chat ended by a signal never waits for a line that will not come), and handed to the
+event loop.
+
+The person at the terminal is `console:<user_id>`: the `[adapters.console]` table's `user_id`, else the
+login name, the same for `mneme chat` and `mneme run console`, so both talk to the companion as one person.
 
 Without a model, the runner's offline stand-in answers and shows the memory block, so a newcomer sees the
-engine work with no key and no network.
+engine work with no key and no network; the first line says that nothing is remembered then, since with no
+model there is no judge to choose what to keep (`mneme demo` scripts one).
 """
 
 from __future__ import annotations
@@ -19,15 +24,44 @@ import threading
 from collections.abc import Mapping
 from typing import IO, Any
 
-from .incoming import Adapter, Incoming
+from ..config import checks
+from ..config.declared import Setting, Table
+from .incoming import Adapter, Incoming, subject_for
 from .models import close_model, model_from_config
 from .offline import OfflineModel
 from .runner import Runner
 from .settings import BotSettings
 
-__all__ = ["QUIT", "ConsoleAdapter", "achat"]
+__all__ = ["HELP", "OFFLINE", "QUIT", "SETTINGS", "ConsoleAdapter", "achat"]
+
+
+def _user_id(key: str, value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    return checks.text(80)(key, value)
+
+
+SETTINGS = Table(
+    "adapters.console",
+    (
+        Setting(
+            "user_id",
+            _user_id,
+            "who is at the terminal: console:<user_id> (default: the login name)",
+            example="leo",
+        ),
+        Setting("user_name", checks.text(80), "how the companion calls them", example="Leo"),
+    ),
+)
+"""The `[adapters.console]` table, read by `mneme chat` and `mneme run console` alike."""
 
 QUIT = frozenset({"/quit", "/exit", "/bye"})
+HELP = frozenset({"/help", "/?"})
+OFFLINE = (
+    "Offline: no model is configured, so a stand-in answers (showing what a model would be told) and nothing "
+    "new is remembered, since without a model no judge chooses what to keep. `mneme demo` shows remembering "
+    "with a scripted judge; name a model in [plugins.openai] for real replies."
+)
 
 
 class ConsoleAdapter(Adapter):
@@ -47,10 +81,11 @@ class ConsoleAdapter(Adapter):
         prompt: str = "> ",
     ) -> None:
         super().__init__(settings)
+        table = SETTINGS.read(self.settings)
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
-        self.user_id = user_id or str(self.settings.get("user_id") or _login())
-        self.user_name = user_name or self.settings.get("user_name") or None
+        self.user_id = user_id or table.get("user_id") or _login()
+        self.user_name = user_name or table.get("user_name") or None
         self.prompt = prompt
         self._reader: asyncio.Task[None] | None = None
 
@@ -62,7 +97,14 @@ class ConsoleAdapter(Adapter):
             platform=self.name, user_id=self.user_id, user_name=self.user_name, text=line, is_direct=True
         )
 
+    @property
+    def subject(self) -> str:
+        """Who is at the terminal, unless a `resolve_subject` plugin maps them to another."""
+        return subject_for(self.name, self.user_id)
+
     async def start(self, runner: Runner) -> None:
+        if isinstance(runner.model, OfflineModel):
+            self._show(OFFLINE + "\n")
         self._reader = asyncio.create_task(self._chat(runner), name="mneme console")
 
     async def stop(self) -> None:
@@ -83,12 +125,21 @@ class ConsoleAdapter(Adapter):
                 line = await lines.get()
                 if line is None or line.strip().lower() in QUIT:
                     break
+                if line.strip().lower() in HELP:  # for the person here, not a message to the model
+                    self._show(self.help())
+                    continue
                 incoming = self.incoming(line)
                 if incoming is not None:
                     await runner.handle(self, incoming)
         finally:
             self._show("\n" if line is None else "")
             runner.stop_soon()
+
+    def help(self) -> str:
+        return (
+            f"You talk to the companion as {self.subject}. Type a message and press Enter; /quit (or Ctrl-D) "
+            "leaves; /help shows this, and goes to no model.\n"
+        )
 
     def _show(self, text: str) -> None:
         if text:
@@ -142,11 +193,8 @@ async def achat(
     if made:
         model = model_from_config(mneme, provider)
     runner = Runner(mneme, model, settings=settings)
-    adapter = ConsoleAdapter(input=input, output=output, user_id=user_id, user_name=user_name)
-    if isinstance(runner.model, OfflineModel):
-        adapter.output.write(
-            "No model is configured: an offline stand-in answers, showing the memory block.\n"
-        )
+    table = mneme.config.table("adapters.console")  # the same person as `mneme run console` is
+    adapter = ConsoleAdapter(table, input=input, output=output, user_id=user_id, user_name=user_name)
     try:
         await runner.serve([adapter], signals=input is None)
     finally:

@@ -32,6 +32,10 @@ __all__ = ["DAYS", "ScriptedMemory", "ademo"]
 START = 1_709_578_800.0  # Monday 2024-03-04, 19:00 UTC
 DAY = 86_400.0
 PERSONA = "You are Mio, a warm and curious companion. Keep replies short."
+TOLD = (
+    "Mio's replies come from a stand-in, but her judge is scripted, so she remembers and feels through the "
+    "real engine: `mneme chat` without a model remembers nothing, having no judge."
+)
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,7 @@ async def ademo(path: str | Path | None = None, *, output: IO[str] | None = None
             complete=ScriptedMemory().complete,
         )
         try:
-            _show(output, f"A scripted conversation, stored in {where} (offline: no key, no network).")
+            _show(output, f"A scripted conversation, stored in {where} (offline: no key, no network). {TOLD}")
             return await _play(mneme, output)
         finally:
             await mneme.aclose()

@@ -178,10 +178,15 @@ class Turns:
         """The memory block and the plugins' sections for this message, within `prompt_timeout`; "" when
         the memory fails or is too slow. The mood's news is told (marked) only for a message answered."""
         incoming, subject = turn.incoming, turn.subject
+        # The transcript's lines the model is given anyway (the context, and this message's own line) are not
+        # quoted again (`Mneme.aprompt`); an engine that keeps no transcript is not told.
+        seen = {}
+        if self.keeper is getattr(self.mneme, "transcript", None):
+            seen = {"conversation": turn.conversation, "shown_lines": self.settings.context_lines + 1}
 
         async def both() -> str:
             found = await self.mneme.aprompt(
-                subject, query=incoming.text, user_name=incoming.user_name, mark=turn.wanted
+                subject, query=incoming.text, user_name=incoming.user_name, mark=turn.wanted, **seen
             )
             sections = await hooks.extra_sections(self.plugins, self.mneme, subject, incoming.text)
             return compose("", found, sections)

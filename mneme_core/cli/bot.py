@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 
 import click
 
@@ -15,7 +14,7 @@ from ..bot.runner import run_bot
 from ..bot.settings import BotSettings
 from ..errors import MnemeError
 from ..plugins import PluginError, describe, make_manager
-from . import Context, Refused, main
+from . import Context, Refused, bot_logging, main, one_line
 
 
 @main.command()
@@ -42,7 +41,29 @@ def chat(ctx: Context, model: str | None, persona: str | None, user_name: str | 
             raise Refused(str(err)) from err
 
 
-@main.command()
+class Run(click.Command):
+    """`mneme run`, whose help ends with the adapters and model providers installed here."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        try:
+            manager = ready(make_manager())
+        except PluginError as err:  # the help still shows; what could not load is named
+            installed = [("plugins left out", one_line(err))]
+        else:
+            installed = [
+                ("adapters", ", ".join(sorted(manager.adapters))),
+                ("model providers", ", ".join(sorted(manager.providers))),
+            ]
+        with formatter.section("Installed here"):
+            formatter.write_dl(installed)
+        formatter.write_paragraph()
+        formatter.write_text(
+            "Each reads its own table of the config, [adapters.<name>] or [plugins.<name>]; "
+            "`mneme config template` lists every key they read."
+        )
+
+
+@main.command(cls=Run)
 @click.argument("adapters", nargs=-1, required=True)
 @click.option("--model", default=None, help="A model provider's name (see `mneme plugins`).")
 @click.option("--persona", default=None, help="Who the companion is (default: companion.persona).")
@@ -60,14 +81,7 @@ def run(
     """Start a whole bot with the named adapters (e.g. `mneme run discord telegram --config bot.toml`)."""
     if config_file is not None:
         ctx.config = config_file
-    # A bot's log, not a person's terminal: every line timed, tracebacks kept.
-    root = logging.getLogger()
-    root.setLevel(logging.INFO)
-    for handler in root.handlers or [logging.StreamHandler()]:
-        handler.setLevel(logging.INFO)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        if handler not in root.handlers:
-            root.addHandler(handler)
+    bot_logging()
     with ctx.open(embed=None) as m:  # the configured embedder (memory.embed)
         settings = BotSettings.from_config(m.config, persona=persona)
         try:

@@ -7,30 +7,52 @@ refusal is one line on stderr and exit code 2; nothing is written by a refused c
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
 
+from .. import files
+from ..bot.hooks import ready
 from ..config import Config, keys, toml
+from ..config.meeting import command
 from ..errors import MnemeError
 from ..from_mneme_llm import database as mneme_llm_database
-from ..store import Store
-from . import Context, Refused, main
+from ..plugins import Manager, PluginError, make_manager
+from ..store import open_store
+from ..store.location import is_url
+from . import Context, Refused, main, one_line, unopenable
+
+
+def installed() -> Manager | None:
+    """The plugins installed here, the bot's built-in ones included, so the keys every adapter and plugin
+    reads are checked as theirs; None (with one line saying why) when they cannot be loaded."""
+    try:
+        return ready(make_manager())
+    except PluginError as err:
+        click.echo(f"mneme: plugins left out, their settings unchecked: {one_line(err)}", err=True)
+        return None
 
 
 @contextmanager
-def opened(ctx: Context) -> Iterator[Config]:
+def opened(ctx: Context, *, reads: bool = False) -> Iterator[Config]:
+    if reads:
+        ctx.exists()
     try:
-        mneme_llm_database.adopt(ctx.db, time.time())  # a mneme-llm file is converted, after a backup
-        store = Store(ctx.db)
+        if not is_url(ctx.db):  # a mneme-llm file is converted, after a backup
+            mneme_llm_database.adopt(ctx.db, time.time())
+        store = open_store(ctx.db)
     except MnemeError as err:
         raise Refused(str(err)) from err
+    except (OSError, sqlite3.Error) as err:
+        raise Refused(unopenable(ctx.db, err)) from err
+    manager = installed()
     try:
-        config = Config(store, ctx.space)
+        config = Config(store, ctx.space, declared=manager.settings if manager else None)
         if ctx.config:
-            config.seed(ctx.config)
+            config.meet(ctx.config)
         yield config
     except MnemeError as err:
         raise Refused(str(err)) from err
@@ -49,7 +71,7 @@ def config_group() -> None:
 @click.pass_obj
 def show(ctx: Context, prefix: str, origins: bool) -> None:
     """The config in effect, or the part under PREFIX (mood, prompts.reflect, messages.zh)."""
-    with opened(ctx) as config:
+    with opened(ctx, reads=True) as config:
         if not origins:
             click.echo(config.to_toml(prefix), nl=False)
             return
@@ -63,8 +85,19 @@ def show(ctx: Context, prefix: str, origins: bool) -> None:
 
 @config_group.command()
 def template() -> None:
-    """Every key with this version's defaults, as a commented file to start from."""
-    click.echo(toml.template(), nl=False)
+    """Every key with this version's defaults, as a commented file to start from, and every key each
+    installed adapter and plugin reads (commented out)."""
+    manager = installed()
+    if manager is None:
+        click.echo(toml.template(), nl=False)
+        return
+    declared = manager.settings
+    click.echo(toml.template(declared, lambda key: _short(declared.owner(key))), nl=False)
+
+
+def _short(plugin: str) -> str:
+    """Who reads a table, as a person knows it: a plugin by its name, Mneme's own built-in plugins as such."""
+    return "mneme-bots itself" if plugin.startswith("mneme_core.") else f"the plugin {plugin}"
 
 
 @config_group.command(name="set")
@@ -79,8 +112,10 @@ def set_(ctx: Context, key: str, value: str | None, path: str | None) -> None:
     if (value is None) == (path is None):
         raise Refused("config set takes a VALUE or --file FILE, not both or neither")
     if path is not None:
-        with open(path, encoding="utf-8") as file:
-            value = file.read().removesuffix("\n")
+        try:
+            value = files.read_text(path).removesuffix("\n")
+        except files.FileRefused as err:
+            raise Refused(str(err)) from err
     assert value is not None
     with opened(ctx) as config:
         stored = config.set(key, keys.parse(key, value))
@@ -99,10 +134,15 @@ def apply(ctx: Context, path: str) -> None:
 
 
 @config_group.command()
+@click.argument("path", metavar="[FILE]", required=False)
 @click.pass_obj
-def check(ctx: Context) -> None:
-    """Defaults a newer version improved, keys it added, values that no longer pass."""
-    with opened(ctx) as config:
+def check(ctx: Context, path: str | None) -> None:
+    """Defaults a newer version improved, keys it added, values that no longer pass; with FILE, where that
+    file and the database's copy part, and what becomes of each difference at the next start."""
+    if path is not None:
+        compare(ctx, path)
+        return
+    with opened(ctx, reads=True) as config:
         report = config.check()
     for key in report.newer:
         click.echo(f"newer default: {key} (take it with `mneme config defaults {key}`)")
@@ -112,8 +152,33 @@ def check(ctx: Context) -> None:
         click.echo(f"not used: {why} (the default is used instead)")
     for key in report.unknown:
         click.echo(f"unknown: {key} (kept, not used by this version)")
+    for key, why in report.refused.items():
+        click.echo(f"refused by its plugin: {why} (fix it with `mneme config set {key} VALUE`)")
     if report.ok:
         click.echo("the config is up to date")
+
+
+def compare(ctx: Context, path: str) -> None:
+    """`config check FILE`: each key where FILE and the stored copy part, one line each."""
+    ctx.config = None  # FILE is compared, not met: nothing is written
+    with opened(ctx, reads=True) as config:
+        if not config.rows() or all(row.origin == "default" for row in config.rows()):
+            click.echo(f"{ctx.space} has no config of its own yet: {path} is taken whole the first time")
+            return
+        found = config.compare(path)
+    unread = [d for d in found if not d.deployment]
+    for d in found:
+        if d.deployment:
+            click.echo(f"taken at the next start: {d.key}: {d.says()}")
+        else:
+            click.echo(f"not read: {d.key}: {d.says()}")
+    if unread:
+        click.echo(
+            f"the database's copy is used where the file is not read: `{command(ctx.db, ctx.space)} config "
+            f"apply {path}` takes the file's ([adapters.*] and [plugins.*] are taken from it at each start)"
+        )
+    if not found:
+        click.echo(f"{path} and the database's copy agree")
 
 
 @config_group.command()

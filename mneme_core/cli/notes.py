@@ -1,20 +1,26 @@
-"""`mneme remember | notes | recall | history | forget | purge | erase | export | import`: notes by hand."""
+"""`mneme remember | notes | recall | context | history | forget | purge | erase | export | import`: notes by
+hand."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
+from typing import Any
 
 import click
 
-from .. import dates, text
+from .. import dates, files, text
 from ..errors import MnemeError
 from ..meaning.embeddings import registered_embedders
 from ..memory.note import KINDS
 from ..memory.recall import Recall
-from . import Context, Refused, echo_json, main
+from ..mneme import Mneme
+from . import Context, Refused, echo_json, main, one_line
 
 JSON = click.option("--json", "as_json", is_flag=True, help="As JSON, for scripts.")
 CONFIGURED = ":memory.embed:"
@@ -66,7 +72,7 @@ def remember(
 @click.pass_obj
 def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool) -> None:
     """SUBJECT's live notes, newest first."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             found = m.notes(subject, kinds=kinds or None)
         except MnemeError as err:
@@ -80,19 +86,21 @@ def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool
             click.echo(f"#{note.id} {stamp} {note.kind} {note.importance}{key} {note.text}")
 
 
+def meaning_option(about: str) -> Any:
+    """`--meaning [EMBEDDER]`: the embedder named, or `CONFIGURED` (memory.embed's) when bare."""
+    return click.option(
+        "--meaning", is_flag=False, flag_value=CONFIGURED, default=None, metavar="[EMBEDDER]", help=about
+    )
+
+
 @main.command()
 @click.argument("subject")
 @click.argument("query")
 @click.option("--explain", is_flag=True, help="Say what was chosen and skipped, and why.")
 @click.option("--limit", type=int, default=6, show_default=True)
-@click.option(
-    "--meaning",
-    is_flag=False,
-    flag_value=CONFIGURED,
-    default=None,
-    metavar="[EMBEDDER]",
-    help="Find by meaning too, with the embedder named (like local) or else memory.embed's; notes "
-    "without a vector are embedded first.",
+@meaning_option(
+    "Find by meaning too, with the embedder named (like local) or else memory.embed's; notes "
+    "without a vector are embedded first."
 )
 @JSON
 @click.pass_obj
@@ -108,30 +116,58 @@ def recall(
     """What would be recalled for QUERY (nothing is logged). With --meaning (after QUERY, since it takes an
     optional name), by meaning too, saying which tier placed the query."""
     if meaning is None:
-        with ctx.open() as m:
-            try:
-                found = m.recall(subject, query, limit=limit, log=False)
-            except MnemeError as err:
-                raise Refused(str(err)) from err
-            show(found, explain=explain, as_json=as_json)
+        with ctx.open(reads=True) as m:
+            show(_recalled(m, subject, query, limit), explain=explain, as_json=as_json)
         return
-    with ctx.open(embed=None if meaning == CONFIGURED else meaning) as m:
-        if m.meaning is None:
+    ctx.exists()
+    with said_here("mneme_core.meaning"), ctx.open(embed=None if meaning == CONFIGURED else meaning) as m:
+        if m.meaning is None:  # nothing to find meaning with: by words, and saying so
             known = ", ".join(sorted({*m.plugins.embedders, *registered_embedders()})) or "none"
-            raise Refused(
-                'memory.embed is "" (words only): name an embedder, like --meaning local '
-                f"(registered: {known}), or set memory.embed"
+            click.echo(
+                'mneme: memory.embed is "" (words only), so this recall is by words: name an embedder, like '
+                f"--meaning local (registered: {known}), or set memory.embed",
+                err=True,
             )
+            show(_recalled(m, subject, query, limit), explain=explain, as_json=as_json, embedder="")
+            return
         embedder = m.meaning.name
         try:
             m.embed_pending()
-        except Exception as err:  # the embedder's own failure: recall goes on, placed by words
-            click.echo(f"mneme: embedding notes with {embedder} failed: {err}", err=True)
+        except Exception as err:  # the embedder's own failure (a hub out of reach): recall goes on by words
+            why = text.clip(one_line(err), 300)
+            click.echo(f"mneme: embedding notes with {embedder} failed: {why}", err=True)
         try:
             found = asyncio.run(m.arecall(subject, query, limit=limit, log=False))
         except MnemeError as err:
             raise Refused(str(err)) from err
         show(found, explain=explain, as_json=as_json, embedder=embedder)
+
+
+def _recalled(m: Mneme, subject: str, query: str, limit: int) -> Recall:
+    try:
+        return m.recall(subject, query, limit=limit, log=False)
+    except MnemeError as err:
+        raise Refused(str(err)) from err
+
+
+@contextmanager
+def said_here(name: str) -> Iterator[None]:
+    """Keep the log lines of logger `name` off the terminal while a command says the same itself: an
+    embedder out of reach fails to embed the notes and then to place the query, and a person should read
+    that once, as one line."""
+    quiet = logging.Filter(name)
+    handlers = logging.getLogger().handlers
+
+    def elsewhere(record: logging.LogRecord) -> bool:
+        return not quiet.filter(record)
+
+    for handler in handlers:
+        handler.addFilter(elsewhere)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(elsewhere)
 
 
 def show(found: Recall, *, explain: bool, as_json: bool, embedder: str | None = None) -> None:
@@ -142,7 +178,7 @@ def show(found: Recall, *, explain: bool, as_json: bool, embedder: str | None = 
             {
                 "query": found.query,
                 "tier": found.tier,
-                "embedder": embedder,
+                "embedder": embedder or None,
                 "chosen": [{"note": asdict(r.note), "score": r.score, "why": r.why} for r in found.chosen],
                 "skipped": [{"id": note.id, "reason": reason} for note, reason in found.skipped],
             }
@@ -151,7 +187,7 @@ def show(found: Recall, *, explain: bool, as_json: bool, embedder: str | None = 
     if explain:
         click.echo(found.explain())
         return
-    if embedder is not None:
+    if embedder:
         click.echo(f"recall for {found.query!r} ({found.tier}; embedder {embedder}):")
     for chosen in found.chosen:
         click.echo(f"#{chosen.note.id} {chosen.note.text}")
@@ -164,7 +200,7 @@ def show(found: Recall, *, explain: bool, as_json: bool, embedder: str | None = 
 @click.pass_obj
 def history(ctx: Context, subject: str, key: str, as_json: bool) -> None:
     """Every version of KEY, oldest first."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             versions = m.history(subject, key)
         except MnemeError as err:
@@ -184,7 +220,7 @@ def history(ctx: Context, subject: str, key: str, as_json: bool) -> None:
 @click.pass_obj
 def forget(ctx: Context, subject: str, note_id: int | None, key: str | None) -> None:
     """Hide one note, by --id or --key (it stays in the key's history until purge)."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             click.echo(f"forgot {m.forget(subject, id=note_id, key=key)}")
         except MnemeError as err:
@@ -196,7 +232,7 @@ def forget(ctx: Context, subject: str, note_id: int | None, key: str | None) -> 
 @click.pass_obj
 def purge(ctx: Context, subject: str | None) -> None:
     """Erase hidden and replaced notes for good (everyone's, without SUBJECT)."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             click.echo(f"purged {m.purge(subject)} notes")
         except MnemeError as err:
@@ -211,39 +247,67 @@ def erase(ctx: Context, subject: str, yes: bool) -> None:
     """Everything about SUBJECT, for good: notes, history, mood, relationship, recall log."""
     if not yes:
         raise Refused("erase removes everything about a person for good: add --yes")
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             click.echo(f"erased {m.erase(subject)} notes")
         except MnemeError as err:
             raise Refused(str(err)) from err
 
 
+@main.command()
+@click.argument("subject")
+@click.argument("query", default="")
+@click.option("--user-name", default=None, help="How the block names the person.")
+@click.pass_obj
+def context(ctx: Context, subject: str, query: str, user_name: str | None) -> None:
+    """The block a bot puts in its system prompt for SUBJECT (and QUERY, the message it answers): who they
+    are, what is remembered of them, how the companion feels. Nothing is logged or marked as told."""
+    with ctx.open(reads=True) as m:
+        try:
+            block = m.prompt(subject, query, user_name=user_name, mark=False, log=False)
+        except MnemeError as err:
+            raise Refused(str(err)) from err
+    if not block.strip():  # a script reads the (empty) block on stdout; a person reads why
+        click.echo(f"mneme: the block is empty: nothing is known of {subject} yet", err=True)
+    click.echo(block)
+
+
 @main.command(name="export")
-@click.option("--out", type=click.Path(dir_okay=False), default=None)
+@click.option("--out", metavar="FILE", default=None, help="Write it to this file.")
 @click.pass_obj
 def export_(ctx: Context, out: str | None) -> None:
-    """This companion's memory as JSON."""
-    with ctx.open() as m:
-        data = json.dumps(m.export_data(), ensure_ascii=False, indent=1)
-    if out:
-        with open(out, "w", encoding="utf-8") as file:
-            file.write(data)
-    else:
-        sys.stdout.write(data + "\n")
+    """This companion's memory as JSON (on stdout, or in --out's file, saying what was written there)."""
+    with ctx.open(reads=True) as m:
+        data = m.export_data()
+    written = json.dumps(data, ensure_ascii=False, indent=1)
+    if not out:
+        sys.stdout.write(written + "\n")
+        return
+    try:
+        size = files.write_text(out, written)
+    except files.FileRefused as err:
+        raise Refused(str(err)) from err
+    click.echo(
+        f"wrote {out}: space {data['space']}, {len(data['notes'])} notes (their history included), "
+        f"{len(data['lines'])} conversation lines, {len(data['relationships'])} relationships, "
+        f"{len(data['moods'])} moods and {len(data['config'])} config keys ({size:,} bytes)"
+    )
 
 
 @main.command(name="import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file")
 @click.option("--into", default=None, help="A space other than the export's own.")
 @click.option("--with-config", is_flag=True, help="Also take the export's config (its prompts included).")
 @click.pass_obj
-def import_(ctx: Context, file, into: str | None, with_config: bool) -> None:
+def import_(ctx: Context, file: str, into: str | None, with_config: bool) -> None:
     """Bring in an export of Mneme or mneme-llm, into the space it came from unless told otherwise
     (--into, or --space written on the command line; MNEME_SPACE does not move an export)."""
     try:
-        data = json.load(file)
+        data = json.loads(files.read_text(file, "export"))
+    except files.FileRefused as err:
+        raise Refused(str(err)) from err
     except json.JSONDecodeError as err:
-        raise Refused(f"{file.name} is not JSON: {err}") from err
+        raise Refused(f"{file} is not JSON: {err}") from err
     space = into or (ctx.space if ctx.space_given else _own_space(data)) or ctx.space
     with ctx.open(space=space) as m:
         try:

@@ -20,7 +20,7 @@ from .notes import JSON
 @click.pass_obj
 def mood(ctx: Context, subject: str, reset: bool, limit: int, as_json: bool) -> None:
     """How the companion feels about SUBJECT, and the last changes and who judged them."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             if reset:
                 m.reset_mood(subject)
@@ -52,7 +52,7 @@ def relate(
     ctx: Context, subject: str, role: str | None, closeness: float | None, remove: bool, as_json: bool
 ) -> None:
     """Say who SUBJECT is to the companion (creator, family, friend, acquaintance or one of your own)."""
-    with ctx.open() as m:
+    with ctx.open(reads=role is None or remove) as m:
         try:
             if remove:
                 click.echo("removed" if m.unrelate(subject) else "had no role")
@@ -73,7 +73,7 @@ def relate(
 @click.pass_obj
 def relations(ctx: Context, as_json: bool) -> None:
     """Everyone with a role, closest first."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         found = m.relationships()
         if as_json:
             echo_json([asdict(r) for r in found])
@@ -89,7 +89,7 @@ def relations(ctx: Context, as_json: bool) -> None:
 @click.pass_obj
 def recalls(ctx: Context, subject: str, limit: int, as_json: bool) -> None:
     """What was recalled for SUBJECT lately, and why."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         try:
             found = m.recalls(subject, limit)
         except MnemeError as err:
@@ -109,7 +109,7 @@ def recalls(ctx: Context, subject: str, limit: int, as_json: bool) -> None:
 @click.pass_obj
 def profile(ctx: Context, subject: str, card: str | None, clear: bool) -> None:
     """Show (or, with CARD, set) the short profile card shown above SUBJECT's notes."""
-    with ctx.open() as m:
+    with ctx.open(reads=card is None) as m:
         try:
             if clear or card is not None:
                 m.set_profile(subject, None if clear else card)
@@ -123,7 +123,7 @@ def profile(ctx: Context, subject: str, card: str | None, clear: bool) -> None:
 @click.pass_obj
 def subjects(ctx: Context, as_json: bool) -> None:
     """Everyone the companion has a live note about."""
-    with ctx.open() as m:
+    with ctx.open(reads=True) as m:
         found = m.subjects()
         if as_json:
             echo_json(found)

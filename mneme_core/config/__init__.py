@@ -6,8 +6,10 @@ shows, and its adapters' and plugins' own tables. `mneme config template` prints
 version's defaults.
 
 The claims, and where they are kept:
-- One file is read once. The first time a database meets a space it takes the file over the built-in
-  defaults; from then on the database keeps its own copy and the file is not read again (`stored.Config`).
+- One file to start from, never silently unread. The first time a database meets a space it takes the file
+  over the built-in defaults; from then on the database keeps its own copy (`stored.Config`). A file given
+  again gives its `[adapters.*]` and `[plugins.*]` tables at each start; where it differs in the
+  companion's own keys, one line names them and what to run (`meeting`).
 - Nothing wrong gets in. Every key has a check (`keys`, `checks`); a file with one bad key is refused whole,
   the message naming the key and what is allowed, and nothing is written. A prompt may use only its own
   placeholders; any other brace is kept as it is, so a prompt can hold JSON.

@@ -71,6 +71,32 @@ def choice(*options: str) -> Check:
     return check
 
 
+def database(name: str, value: object) -> Any:
+    """Where the memory is kept: "" (the path given to `Mneme` or `--db`), a SQLite file's path, a
+    postgresql:// URL without a password, or a reference to an environment variable holding one."""
+    from ..store.location import is_url, redacted
+    from .secrets import check as secret_reference
+    from .secrets import is_reference
+
+    if isinstance(value, Mapping) and is_reference(value):
+        return secret_reference(name, value)
+    if not isinstance(value, str) or "\n" in value or len(value) > 4000:
+        raise InvalidValue(
+            f'{name} is a SQLite file\'s path or a postgresql:// URL (or {{ "$env" = "NAME" }}), '
+            f"not {describe(value)}"
+        )
+    try:
+        url = is_url(value)
+    except InvalidValue as err:
+        raise InvalidValue(f"{name}: {err}") from err
+    if url and redacted(value) != value:
+        raise InvalidValue(
+            f"{name} holds a password: never write it in the config; put the URL in an environment variable "
+            'and name it instead, like database = { "$env" = "MNEME_DATABASE" }'
+        )
+    return value
+
+
 def language(name: str, value: object) -> str:
     if not isinstance(value, str) or not LANGUAGE.fullmatch(value):
         raise InvalidValue(f"{name} is a language code like 'en', 'zh' or 'zh-TW', not {describe(value)}")
@@ -164,6 +190,21 @@ def table_list(item: str, fields: Mapping[str, Check], make: Callable[..., Any])
         if twice:
             raise InvalidValue(f"{name} name each {item} once; {', '.join(twice)} came more than once")
         return found
+
+    return check
+
+
+def secret(variable: str) -> Check:
+    """A secret's setting: a reference to the environment variable that holds it (`{ "$env" = "NAME" }`),
+    like the one named here. A config never holds a secret in the clear (`secrets.check` refuses it before
+    this runs); text reaches this check only from code, which may hand the secret itself."""
+
+    def check(name: str, value: object) -> Any:
+        if not isinstance(value, str | Mapping):
+            raise InvalidType(
+                f'{name} is a reference like {{ "$env" = "{variable}" }}, not {describe(value)}'
+            )
+        return value
 
     return check
 

@@ -15,7 +15,9 @@ Keys are flat and dotted, one per setting: `companion.name`, `mood.step`, `promp
                     free-form settings kept for their owners, any TOML value but dates; secrets by
                     reference only (`secrets.py`)
 
-`lookup(key)` gives the `Key` of any allowed key, or refuses it naming what is allowed. `CROSS` holds the
+`lookup(key)` gives the `Key` of any allowed key, or refuses it naming what is allowed; given the keys
+installed adapters and plugins declared (`declare`, through `register_settings`), a table one of them owns
+holds only its declared keys, each checked by its owner's check. `CROSS` holds the
 checks that look at several keys at once (the mood's floor <= baseline <= ceiling).
 """
 
@@ -45,7 +47,9 @@ __all__ = [
     "MISSING",
     "SECTIONS",
     "ConfigError",
+    "Declared",
     "Key",
+    "declare",
     "defaults",
     "lookup",
     "parse",
@@ -79,6 +83,8 @@ class Key:
     rule: str
     text: bool = False
     """On the command line, the value is the text itself rather than a TOML value."""
+    example: Any = MISSING
+    """For a setting without a default: a value the template shows (an adapter's or plugin's own keys)."""
 
 
 SECTIONS = (
@@ -208,6 +214,14 @@ def _fixed() -> list[Key]:
             50,
             checks.number(1, 100_000, whole=True),
             "lines said in a group without addressing the companion kept per group as context",
+        ),
+        Key(
+            "storage.database",
+            "",
+            checks.database,
+            "where the memory is kept when no path is given to Mneme or --db: a SQLite file's path, or a "
+            "postgresql:// URL (with a password, by reference only)",
+            text=True,
         ),
         Key(
             "storage.durability",
@@ -379,8 +393,14 @@ def _no_dates(name: str, value: object) -> None:
             _no_dates(name, v)
 
 
-def lookup(key: str) -> Key:
-    """The `Key` for any allowed key, or `ConfigError` naming the key and what is allowed there."""
+Declared = Mapping[str, Key]
+"""The keys installed adapters and plugins declared for their own tables (`register_settings`), by key."""
+
+
+def lookup(key: str, declared: Declared | None = None) -> Key:
+    """The `Key` for any allowed key, or `ConfigError` naming the key and what is allowed there. A table some
+    adapter or plugin declared (`declared`) holds only the keys it declared, each with its owner's check;
+    any other table of `[adapters]` and `[plugins]` takes any setting."""
     if not isinstance(key, str):
         raise InvalidType(f"a config key is a string like 'mood.step', not {describe(key)}")
     if key in KEYS:
@@ -391,7 +411,7 @@ def lookup(key: str) -> Key:
     if section in FREE:
         owner, _, setting = rest.partition(".")
         if NAME.fullmatch(owner) and NAME.fullmatch(setting):
-            return Key(key, MISSING, _free, "", text=False)
+            return _owned(key, f"{section}.{owner}", setting, declared or {})
         raise _refuse(key, f"{section} settings are {section}.<name>.<setting>, like {section}.discord.token")
     if section == "prompts":
         raise _refuse(key, f"no such prompt{_near(rest, PROMPTS)}; the prompts are {', '.join(PROMPTS)}")
@@ -401,6 +421,46 @@ def lookup(key: str) -> Key:
         known = [k.partition(".")[2] for k in KEYS if k.startswith(f"{section}.")]
         raise _refuse(key, f"no such key{_near(rest, known)}; [{section}] has {', '.join(known)}")
     raise _refuse(key, f"no such section{_near(section, SECTIONS)}; the sections are {', '.join(SECTIONS)}")
+
+
+def _owned(key: str, table: str, setting: str, declared: Declared) -> Key:
+    if key in declared:
+        return declared[key]
+    known = [k[len(table) + 1 :] for k in declared if k.startswith(table + ".")]
+    if known:
+        raise _refuse(key, f"no such setting{_near(setting, known)}; [{table}] has {', '.join(known)}")
+    return Key(key, MISSING, _free, "", text=False)
+
+
+def declare(key: object, check: object, rule: object, default: Any = MISSING, example: Any = MISSING) -> Key:
+    """The `Key` of a setting an adapter or plugin reads (`register_settings`), or `InvalidValue` /
+    `InvalidType` saying what is wrong with the declaration. Its check runs after what every setting of
+    those tables passes (no dates, secrets by reference only), and must pass its default and example."""
+    if not isinstance(key, str):
+        raise InvalidType(f"a setting's key is a string like 'plugins.weather.city', not {describe(key)}")
+    section, _, rest = key.partition(".")
+    owner, _, setting = rest.partition(".")
+    if section not in FREE or not NAME.fullmatch(owner) or not NAME.fullmatch(setting):
+        raise InvalidValue(
+            f"a setting's key is adapters.<name>.<setting> or plugins.<name>.<setting>, not {describe(key)}"
+        )
+    if not callable(check):
+        raise InvalidType(f"{key}: its check is a function check(key, value) -> value, not {describe(check)}")
+    if not isinstance(rule, str) or not rule.strip() or "\n" in rule or len(rule) > 300:
+        raise InvalidValue(f"{key}: its rule is one line saying what it allows, not {describe(rule)}")
+    if default is MISSING and example is MISSING:
+        raise InvalidValue(f"{key}: give a default, or an example for the template")
+
+    def owned(name: str, value: object) -> Any:
+        return check(name, _free(name, value))
+
+    for what, value in (("default", default), ("example", example)):
+        if value is not MISSING:
+            try:
+                owned(key, value)
+            except (InvalidValue, InvalidType) as err:
+                raise InvalidValue(f"{key}: its {what} does not pass its own check: {err}") from err
+    return Key(key, checks.plain(default), owned, rule.strip(), example=checks.plain(example))
 
 
 def _message_key(key: str, rest: str) -> Key:
@@ -435,7 +495,7 @@ def parse(key: str, raw: str) -> Any:
     try:
         return tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError as err:
-        if found.default is MISSING:
+        if found.default is MISSING or key.partition(".")[0] in FREE:
             return raw
         raise ConfigError(f"{key}: {raw!r} is not a value ({found.rule})", {key: str(err)}) from err
 

@@ -4,8 +4,9 @@ The policy:
 - Meeting. The first time a database meets a space with no config rows, it writes every default of this
   version (origin "default") with the file's keys over them (origin "file"), in one transaction. A space
   whose copy holds only defaults (opened before without a file, e.g. by `mneme notes`) takes the first file
-  it is given the same way. Otherwise the file is not read again: the database's copy wins, so the setup
-  travels with the memory.
+  it is given the same way. Otherwise the database's copy of the companion's own keys wins, so the setup
+  travels with the memory, and the file gives only its adapters' and plugins' tables; where it differs in
+  the rest, one line says so (`meeting`). A file given that is gone or wrong is refused, never skipped.
 - Changing. `set` (origin "set"), `apply` (a file or mapping, origin "file"), `import_rows` (origin
   "import") and `load_defaults` (origin "default"). A file is checked whole, key by key and then across keys
   with the values it would leave in effect; one bad key refuses it all and nothing is written.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
@@ -38,6 +39,7 @@ from ..store import Store
 from . import keys as catalogue
 from . import secrets, toml
 from .keys import CROSS, KEYS, MISSING, ConfigError
+from .meeting import Difference, Met, command, differences
 from .views import Settings, Snapshot
 
 log = logging.getLogger(__name__)
@@ -67,10 +69,13 @@ class Report:
     """Stored values that no longer pass, with why; the default is used instead."""
     unknown: tuple[str, ...] = ()
     """Stored keys this version does not know; kept as they are, unused."""
+    refused: dict[str, str] = field(default_factory=dict)
+    """Stored settings of an adapter's or plugin's table that their owner refuses (its declared check, or a
+    key it does not read), with why: the owner will not start with them."""
 
     @property
     def ok(self) -> bool:
-        return not (self.newer or self.added or self.invalid or self.unknown)
+        return not (self.newer or self.added or self.invalid or self.unknown or self.refused)
 
 
 @dataclass(frozen=True)
@@ -197,13 +202,29 @@ def _write(
 
 
 class Config:
-    """One companion's config, over its database (`Config(store, space)`)."""
+    """One companion's config, over its database (`Config(store, space)`).
 
-    def __init__(self, store: Store, space: str) -> None:
+    `declared` (a mapping, or a function giving one when asked) holds the keys installed adapters and
+    plugins read from their own tables (`register_settings`): what is written there is checked by their
+    owners' checks, and `check()` lists stored values they refuse. Reading hands a table over as stored;
+    its owner checks it with the same checks when it is made."""
+
+    def __init__(
+        self,
+        store: Store,
+        space: str,
+        declared: catalogue.Declared | Callable[[], catalogue.Declared] | None = None,
+    ) -> None:
         self.store = store
         self.space = space
+        self._declared = declared
         self.left_out: dict[str, str] = {}
         """Keys of the last file taken that Mneme has no equivalent for (a mneme-llm config), with why."""
+
+    @property
+    def declared(self) -> catalogue.Declared:
+        found = self._declared() if callable(self._declared) else self._declared
+        return found if found is not None else {}
 
     def _now(self) -> float:
         return float(self.store.clock())
@@ -214,21 +235,48 @@ class Config:
     # -- meeting and changing ------------------------------------------------------------------------------
 
     def seed(self, source: toml.Source | None = None) -> bool:
-        """Take `source` (a TOML file's path or a mapping) if this space has no copy of its own yet, or only
-        defaults; a space met for the first time stores the defaults too. True if anything was written."""
+        """`meet(source)`; True if anything was written."""
+        return bool(self.meet(source))
+
+    def meet(self, source: toml.Source | None = None) -> Met:
+        """Meet a config (a TOML file's path or a mapping), given at a start. A space with no copy of its own
+        yet (or only defaults) takes it whole, with the defaults under it. Otherwise (`meeting`): its
+        `[adapters.*]` and `[plugins.*]` keys are taken from it, and the companion's own keys it differs in
+        are named in one line, the database's copy kept. A file that is not there or not valid is refused."""
         rows = self.store.read(_load_rows, self.space)
-        if rows and (source is None or any(origin != "default" for _, origin, _ in rows.values())):
-            return False  # the usual case: nothing to check, nothing to write
+        met = bool(rows) and any(origin != "default" for _, origin, _ in rows.values())
+        if source is None:  # opened without a file: a space met for the first time stores the defaults
+            if rows:
+                return Met()
+            self.store.write(_write, self.space, {}, "file", self._now(), "", True)
+            return Met(first=True, written=True)
         self.left_out = {}
-        changes = toml.load(source, self.left_out) if source is not None else {}
-        written = self.store.write(
-            _write, self.space, changes, "file", self._now(), toml.name_of(source), True
-        )
-        return bool(written) or not rows
+        given = toml.load(source, self.left_out, self.declared)
+        name = toml.name_of(source)
+        if not met:
+            written = self.store.write(_write, self.space, given, "file", self._now(), name, True)
+            return Met(name, first=True, written=bool(written) or not rows)
+        found = differences(given, _copy(rows).values, rows)
+        taken = tuple(d for d in found if d.deployment)
+        kept = tuple(d for d in found if not d.deployment)
+        if taken:
+            changes = {d.key: d.file for d in taken}
+            self.store.write(_write, self.space, changes, "file", self._now(), name)
+        outcome = Met(name, taken=taken, kept=kept, written=bool(taken))
+        if taken:
+            log.info("%s", outcome.took())
+        if kept:  # never silently unread: one line, naming the keys and what to run
+            log.warning("%s", outcome.unread(command(self.store.path, self.space)))
+        return outcome
+
+    def compare(self, source: toml.Source) -> list[Difference]:
+        """Where a file parts from the stored copy (`mneme config check FILE`), without writing anything."""
+        rows = self.store.read(_load_rows, self.space)
+        return differences(toml.load(source, {}, self.declared), _copy(rows).values, rows)
 
     def set(self, key: str, value: Any) -> Any:
         """Change one key (origin "set"); returns the value as stored."""
-        value = catalogue.lookup(key).check(key, value)
+        value = catalogue.lookup(key, self.declared).check(key, value)
         self.store.write(_write, self.space, {key: value}, "set", self._now(), "")
         return value
 
@@ -237,7 +285,7 @@ class Config:
         if origin not in ORIGINS:
             raise InvalidValue(f"origin is one of {', '.join(ORIGINS)}, not {describe(origin)}")
         self.left_out = {}
-        changes = toml.load(source, self.left_out)
+        changes = toml.load(source, self.left_out, self.declared)
         return self.store.write(_write, self.space, changes, origin, self._now(), toml.name_of(source))
 
     def load_defaults(self, keys: Iterable[str] | None = None) -> list[str]:
@@ -273,7 +321,7 @@ class Config:
 
     def get(self, key: str, default: Any = None) -> Any:
         """One key in effect (`default` for a setting nobody gave); an unknown key is refused."""
-        catalogue.lookup(key)
+        catalogue.lookup(key, self.declared)
         return self.values().get(key, default)
 
     def rows(self) -> list[Row]:
@@ -284,11 +332,12 @@ class Config:
         return sorted(found, key=lambda row: toml.order(row.key))
 
     def check(self) -> Report:
-        """Defaults a newer version improved, keys it added, values that no longer pass, unknown keys."""
-        return self._report(self._copy())
+        """Defaults a newer version improved, keys it added, values that no longer pass, unknown keys, and
+        stored settings their adapter or plugin refuses."""
+        return self._report(self._copy(), self.declared)
 
     @staticmethod
-    def _report(current: _Copy) -> Report:
+    def _report(current: _Copy, declared: catalogue.Declared | None = None) -> Report:
         if not current.met:
             return Report()
         defaults = catalogue.defaults()
@@ -301,7 +350,14 @@ class Config:
             and value != defaults[key]
         )
         added = tuple(key for key in defaults if key not in current.rows)
-        return Report(newer, added, dict(current.invalid), tuple(current.unknown))
+        refused = {}
+        for key, (value, _, _) in current.rows.items() if declared else ():
+            if key.partition(".")[0] in catalogue.FREE and value is not _BAD:
+                try:
+                    catalogue.lookup(key, declared).check(key, value)
+                except (InvalidValue, InvalidType) as err:
+                    refused[key] = str(err)
+        return Report(newer, added, dict(current.invalid), tuple(current.unknown), refused)
 
     def to_toml(self, prefix: str = "") -> str:
         """The keys in effect under `prefix` (`mood`, `messages.zh`, `prompts.reflect`, or all) as TOML."""
@@ -371,7 +427,7 @@ class Config:
         one transaction. Only when asked: prompts are instructions to the models."""
         if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
             raise InvalidType(f"an export's config is a list of {{key, value}} objects, not {describe(rows)}")
-        changes, skipped = settled(rows, self._copy().values)
+        changes, skipped = settled(rows, self._copy().values, self.declared)
         written = self.store.write(_write, self.space, changes, "import", self._now(), "the export's config")
         for key, why in skipped.items():
             log.warning("config import skipped %s: %s", key, why)
@@ -379,11 +435,13 @@ class Config:
 
 
 def settled(
-    rows: Iterable[Mapping[str, Any]], current: Mapping[str, Any]
+    rows: Iterable[Mapping[str, Any]],
+    current: Mapping[str, Any],
+    declared: catalogue.Declared | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The `{key, value}` rows that pass, key by key and then across keys with the `current` values under
     them, and each key skipped with why."""
-    changes, skipped = _checked_rows(rows)
+    changes, skipped = _checked_rows(rows, declared)
     for _ in CROSS:  # each round drops the keys of one check they fail together
         problems = _cross({**current, **changes}, changes)
         for cross in CROSS:
@@ -405,7 +463,9 @@ def values_of(conn: sqlite3.Connection, space: str) -> dict[str, Any]:
     return _copy(_load_rows(conn, space)).values
 
 
-def _checked_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+def _checked_rows(
+    rows: Iterable[Mapping[str, Any]], declared: catalogue.Declared | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     changes: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     for row in rows:
@@ -414,7 +474,7 @@ def _checked_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], di
             continue
         key = row["key"]
         try:
-            changes[key] = catalogue.lookup(key).check(key, row["value"])
+            changes[key] = catalogue.lookup(key, declared).check(key, row["value"])
         except (InvalidValue, InvalidType) as err:
             skipped[key] = str(err)
     return changes, skipped

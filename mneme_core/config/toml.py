@@ -21,12 +21,13 @@ from __future__ import annotations
 import logging
 import os
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from typing import Any
 
 import tomli_w
 
+from .. import files
 from ..errors import InvalidType, InvalidValue, describe
 from . import keys, mneme_llm
 from .keys import FREE, KEYS, LISTS, SECTIONS, ConfigError
@@ -43,14 +44,11 @@ def read(source: Source) -> tuple[Mapping[str, Any], str]:
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         try:
-            with open(path, "rb") as file:
-                return tomllib.load(file), path
-        except FileNotFoundError as err:
-            raise ConfigError(f"{path}: no such config file") from err
+            return tomllib.loads(files.read_text(path, "config file")), path
+        except files.FileRefused as err:  # not there, not readable, not UTF-8: one line naming the file
+            raise ConfigError(str(err)) from err
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path} is not valid TOML: {err}") from err
-        except OSError as err:
-            raise ConfigError(f"{path} cannot be read: {err.strerror or err}") from err
     if not isinstance(source, Mapping):
         raise InvalidType(f"a config is a mapping or the path of a TOML file, not {type(source).__name__}")
     return source, name_of(source)
@@ -99,22 +97,43 @@ def _dotted(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, A
             yield f"{prefix}{key}", value
 
 
-def load(source: Source, left_out: dict[str, str] | None = None) -> dict[str, Any]:
+def database(source: Source | None) -> str | None:
+    """The `[storage] database` a config names (a reference read from the environment), if any: where the
+    memory is kept when no path is given (`Mneme(config=...)`, `mneme --config`)."""
+    if source is None:
+        return None
+    data, _ = read(source)
+    storage = data.get("storage")
+    value = storage.get("database") if isinstance(storage, Mapping) else None
+    if value is None or value == "":
+        return None
+    from .checks import database as check
+    from .secrets import resolve
+
+    check("storage.database", value)
+    found = resolve(value, key="storage.database")
+    return found or None
+
+
+def load(
+    source: Source, left_out: dict[str, str] | None = None, declared: keys.Declared | None = None
+) -> dict[str, Any]:
     """A config's flat keys with their values checked one by one, or `ConfigError` naming every bad key.
 
     A mneme-llm config is read too (`mneme_llm`): what has an equivalent is mapped, and each key without
     one is logged and, when `left_out` is given, put there with why. Checks across keys (the mood's band)
-    need the values already in effect, so `Config` runs them.
+    need the values already in effect, so `Config` runs them. `declared` are the keys installed adapters
+    and plugins read from their own tables (`keys.lookup`).
     """
     data, name = read(source)
     flat, problems = flatten(data)
     try:
-        return check_all(flat, name, problems)
+        return check_all(flat, name, problems, declared)
     except ConfigError as refused:
         if not mneme_llm.speaks_mneme_llm(flat, refused.problems):
             raise
     translated = mneme_llm.translate(flat)
-    values = check_all(translated.values, f"{name} (read as a mneme-llm config)")
+    values = check_all(translated.values, f"{name} (read as a mneme-llm config)", declared=declared)
     if translated.left_out:
         log.warning(
             "%s is a mneme-llm config: %d keys have no equivalent in Mneme and are left out: %s",
@@ -127,12 +146,17 @@ def load(source: Source, left_out: dict[str, str] | None = None) -> dict[str, An
     return values
 
 
-def check_all(flat: Mapping[str, Any], name: str, problems: dict[str, str] | None = None) -> dict[str, Any]:
+def check_all(
+    flat: Mapping[str, Any],
+    name: str,
+    problems: dict[str, str] | None = None,
+    declared: keys.Declared | None = None,
+) -> dict[str, Any]:
     problems = dict(problems or {})
     checked: dict[str, Any] = {}
     for key, value in flat.items():
         try:
-            checked[key] = keys.lookup(key).check(key, value)
+            checked[key] = keys.lookup(key, declared).check(key, value)
         except (InvalidValue, InvalidType) as err:
             problems[key] = str(err)
     if problems:
@@ -196,8 +220,9 @@ SECTION_NOTES = {
 HEADER = """\
 # A Mneme companion's config: every key, with the defaults of mneme-bots {version}.
 # Keep only what you change. The first time a database meets the companion (its space) it takes this file;
-# from then on the database keeps its own copy and this file is not read again: change it with
-# `mneme config set KEY VALUE` or `mneme config apply FILE`.
+# from then on the database keeps its own copy: change it with `mneme config set KEY VALUE` or
+# `mneme config apply FILE`. Given again (--config), the file's [adapters.*] and [plugins.*] tables are
+# taken at each start, and where it differs in the rest, one line says so (`mneme config check FILE`).
 """
 
 FOOTER = """
@@ -259,10 +284,32 @@ def _wrap(text: str, width: int = 108) -> list[str]:
     return [*lines, line] if line else lines
 
 
-def template() -> str:
-    """Every key with this version's defaults, as a commented file to start from."""
+def template(declared: keys.Declared | None = None, owner: Callable[[str], str] | None = None) -> str:
+    """Every key with this version's defaults, as a commented file to start from; with `declared`, every key
+    the installed adapters and plugins read from their own tables too (`owned`)."""
     try:
         version = metadata.version("mneme-bots")
     except metadata.PackageNotFoundError:
         version = "(not installed)"
-    return dumps(keys.defaults(), notes=True, header=HEADER.format(version=version)) + FOOTER
+    made = dumps(keys.defaults(), notes=True, header=HEADER.format(version=version)) + FOOTER
+    return made + owned(declared, owner) if declared else made
+
+
+def owned(declared: keys.Declared, owner: Callable[[str], str] | None = None) -> str:
+    """The tables adapters and plugins declared, each key commented out (so the file means the same) with
+    what it allows above it, and its default, or an example where it has none; `owner(key)` says who reads
+    it ("the plugin discord")."""
+    tables: dict[str, list[keys.Key]] = {}
+    for key in declared.values():
+        tables.setdefault(key.name.rsplit(".", 1)[0], []).append(key)
+    out = []
+    for table, found in sorted(tables.items()):
+        whose = f"read by {owner(found[0].name)}; " if owner else ""
+        lines = [f"# [{table}]  ({whose}uncomment what you set)"]
+        for key in found:
+            value = key.example if key.default is keys.MISSING else key.default
+            example = " (no default; an example below)" if key.default is keys.MISSING else ""
+            lines.extend(f"#   {line}" for line in _wrap(key.rule + example, 104))
+            lines.append(f"# {_key(key.name.rsplit('.', 1)[1])} = {inline(value)}")
+        out.append("\n".join(lines) + "\n")
+    return "\n" + "\n".join(out)

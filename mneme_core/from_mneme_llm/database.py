@@ -39,6 +39,7 @@ from ..config.views import Snapshot
 from ..errors import SchemaError
 from ..memory import notes
 from ..store import schema
+from ..transcript.index import LINES_VERSION
 
 __all__ = ["TABLES", "adopt", "backup_path", "convert", "is_mneme_llm"]
 
@@ -179,8 +180,10 @@ def _convert(conn: sqlite3.Connection, path: str, now: float) -> tuple[str, dict
     for space, export in spaces.items():
         _config(conn, space, export.pop("config", []), now)
         added[space] = transfer.bring_in(conn, space, transfer.parse(export), now, _rules(conn, space))
-    # The notes were indexed with this tokenizer as they came in: no rebuild on the first open.
-    conn.execute("insert or replace into meta(key, value) values ('terms_version', ?)", (text.version(),))
+    # The notes were indexed with this tokenizer as they came in (and mneme-llm keeps no lines): no rebuild
+    # on the first open.
+    for key in ("terms_version", LINES_VERSION):
+        conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, text.version()))
     return copy, added
 
 

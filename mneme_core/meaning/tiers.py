@@ -31,7 +31,7 @@ from ..store import Store
 from . import calibrate
 from . import vectors as store_vectors
 from .embeddings import EmbeddingError, Embeddings, numpy
-from .vectors import VectorIndex
+from .vectors import LINES, NOTES, Shelf, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +51,10 @@ class Placed:
     index: VectorIndex
     weight: float | None = None  # the embedder's stated weight (see `embeddings`); None: the cautious rule
 
-    def similar(self, conn: Any, subject_id: int) -> tuple[Any, Any, float]:
-        """(note ids, similarities, floor) of every vector the person has of this embedder."""
-        return self.index.similar(conn, self.embedder_id, subject_id, self.vector, self.floor)
+    def similar(self, conn: Any, subject_id: int, shelf: Shelf = NOTES) -> tuple[Any, Any, float]:
+        """(note ids, similarities, floor) of every vector the person has of this embedder (of their
+        transcript lines with `shelf=LINES`)."""
+        return self.index.similar(conn, self.embedder_id, subject_id, self.vector, self.floor, shelf)
 
 
 class Meaning:
@@ -66,12 +67,14 @@ class Meaning:
         self.clock = clock
         self.counts: Counter[str] = Counter()
         self._pending: set[int] = set()
+        self._pending_lines: set[int] = set()  # the transcript's lines (see `vectors.LINES`)
         self._lock = threading.Lock()
         self._work_lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._seen: int = store.read(store_vectors.live_since, 1 << 62)[0]
+        self._seen_line: int = store.read(store_vectors.lines_since, 1 << 62)[0]
         self._caught_up = False
         self._rested_until = 0.0
         self._index: VectorIndex | None = None
@@ -97,9 +100,12 @@ class Meaning:
         What was in the file before this process opened it is found by the catch-up scan."""
         top, ids = store_vectors.live_since(conn, self._seen)
         self._seen = max(self._seen, top)
-        if ids:
+        last, lines = store_vectors.lines_since(conn, self._seen_line)
+        self._seen_line = max(self._seen_line, last)
+        if ids or lines:
             with self._lock:
                 self._pending.update(ids)
+                self._pending_lines.update(lines)
             self._start()
 
     def _start(self) -> None:
@@ -148,41 +154,47 @@ class Meaning:
                 self._eid_and_dims()  # the floor the file keeps, when it has one: not measured at every start
             if self._floor is None:
                 self._measure_bundled()
-            while not self._stopping and (limit is None or done < limit):
-                with self._lock:
-                    batch = sorted(self._pending)[: self.embedder.batch]
-                if not batch:
-                    break
-                try:
-                    done += self._embed(batch)
-                except EmbeddingError:
-                    self._failed("wrong")
-                    raise
-                except Exception:
-                    self._failed("failed")
-                    raise
-                with self._lock:
-                    self._pending.difference_update(batch)
+            for pending, shelf in ((self._pending, NOTES), (self._pending_lines, LINES)):
+                while not self._stopping and (limit is None or done < limit):
+                    with self._lock:
+                        batch = sorted(pending)[: self.embedder.batch]
+                    if not batch:
+                        break
+                    try:
+                        done += self._embed(batch, shelf)
+                    except EmbeddingError:
+                        self._failed("wrong")
+                        raise
+                    except Exception:
+                        self._failed("failed")
+                        raise
+                    with self._lock:
+                        pending.difference_update(batch)
             self._refine_floor()
         return done
 
     @property
     def pending(self) -> int:
-        return len(self._pending)
+        return len(self._pending) + len(self._pending_lines)
 
     def _catch_up(self) -> None:
-        after = 0
-        while True:
-            ids = self.store.read(store_vectors.unembedded, self.name, after, 5000)
-            if not ids:
-                break
-            with self._lock:
-                self._pending.update(ids)
-            after = ids[-1]
+        for find, pending in (
+            (store_vectors.unembedded, self._pending),
+            (store_vectors.unembedded_lines, self._pending_lines),
+        ):
+            after = 0
+            while True:
+                ids = self.store.read(find, self.name, after, 5000)
+                if not ids:
+                    break
+                with self._lock:
+                    pending.update(ids)
+                after = ids[-1]
         self._caught_up = True
 
-    def _embed(self, batch: list[int]) -> int:
-        rows = self.store.read(store_vectors.texts_of, batch)
+    def _embed(self, batch: list[int], shelf: Shelf = NOTES) -> int:
+        texts_of = store_vectors.texts_of if shelf is NOTES else store_vectors.line_texts_of
+        rows = self.store.read(texts_of, batch)
         if not rows:
             return 0
         vectors = self.embedder.embed_sync([text for _id, _sid, text in rows], self.loop)
@@ -191,7 +203,7 @@ class Meaning:
             for (note_id, sid, _text), vector in zip(rows, vectors, strict=True)
         ]
         written = self.store.write(
-            store_vectors.store_vectors, self.name, blobs, int(vectors.shape[1]), self.clock()
+            store_vectors.store_vectors, self.name, blobs, int(vectors.shape[1]), self.clock(), shelf
         )
         self.counts["embedded"] += written
         return written

@@ -11,6 +11,11 @@ insert and delete of that person's vectors (by any process), a recall reads that
 moved are the note ids listed again (an index scan, no blobs) and the blobs of the new ones read. A query is
 then one matrix-vector product: some 0.3 ms for 10,000 notes of 256 dimensions.
 
+The transcript's lines have vectors too (`line_vectors`, migration 0013, for the lines in a person's line
+index, see `transcript.index`), kept the same way on a shelf of their own (`LINES`): a `Shelf` names the
+tables, and the functions here take one (the notes' by default). A line deleted takes its vectors along
+(a trigger), like a note that stops being live.
+
 Each function taking a `conn` is a transaction function (see `store`).
 """
 
@@ -24,6 +29,26 @@ from typing import Any
 
 from ..store.schema import LIVE_N
 from .embeddings import numpy
+
+
+@dataclass(frozen=True)
+class Shelf:
+    """Where one kind of item keeps its vectors: the table, the table counting each person's changes, and
+    the column naming the item."""
+
+    vectors: str
+    sets: str
+    item: str
+
+
+NOTES = Shelf("vectors", "vector_sets", "note_id")
+LINES = Shelf("line_vectors", "line_vector_sets", "line_id")
+# A person's indexed lines (see `transcript.index.subject_of_line`): their own addressed lines and the
+# companion's replies to them; `l` is the line, `r` the line it answered.
+INDEXED_LINES = (
+    "from lines l left join lines r on r.id = l.reply_to and l.subject_id is null and r.addressed = 1 "
+    "where l.addressed = 1 and coalesce(l.subject_id, r.subject_id) is not null"
+)
 
 
 def embedder_id(conn: sqlite3.Connection, name: str) -> tuple[int, int, float | None, int] | None:
@@ -65,6 +90,41 @@ def unembedded(conn: sqlite3.Connection, name: str, after: int, limit: int) -> l
     ]
 
 
+def unembedded_lines(conn: sqlite3.Connection, name: str, after: int, limit: int) -> list[int]:
+    """Indexed lines with no vector of this embedder, by id from `after` up."""
+    found = embedder_id(conn, name)
+    eid = found[0] if found else -1
+    return [
+        row[0]
+        for row in conn.execute(
+            f"select l.id {INDEXED_LINES} and l.id > ? and not exists "
+            "(select 1 from line_vectors v where v.line_id = l.id and v.embedder_id = ?) "
+            "order by l.id limit ?",
+            (after, eid, limit),
+        )
+    ]
+
+
+def lines_since(conn: sqlite3.Connection, after: int) -> tuple[int, list[int]]:
+    """The highest line id, and the indexed lines above `after` (new lines, seen from a write)."""
+    (top,) = conn.execute("select coalesce(max(id), 0) from lines").fetchone()
+    if top <= after:
+        return top, []
+    return top, [row[0] for row in conn.execute(f"select l.id {INDEXED_LINES} and l.id > ?", (after,))]
+
+
+def line_texts_of(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, int, str]]:
+    """(line id, subject id, "name: text") of the indexed lines among `ids`."""
+    return [
+        (line_id, sid, f"{name}: {said}" if name else said)
+        for line_id, sid, name, said in conn.execute(
+            "select l.id, coalesce(l.subject_id, r.subject_id), l.name, substr(l.text, 1, 2000) "
+            f"{INDEXED_LINES} and l.id in (select value from json_each(?)) order by l.id",
+            (json.dumps(ids),),
+        )
+    ]
+
+
 def live_since(conn: sqlite3.Connection, after: int) -> tuple[int, list[int]]:
     """The highest note id, and the live notes above `after` (new notes, seen from a write transaction)."""
     (top,) = conn.execute("select coalesce(max(id), 0) from notes").fetchone()
@@ -84,28 +144,33 @@ def texts_of(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, int, s
 
 
 def store_vectors(
-    conn: sqlite3.Connection, name: str, rows: list[tuple[int, int, bytes]], dimensions: int, now: float
+    conn: sqlite3.Connection,
+    name: str,
+    rows: list[tuple[int, int, bytes]],
+    dimensions: int,
+    now: float,
+    shelf: Shelf = NOTES,
 ) -> int:
-    """Write (note id, subject id, float32 blob) rows for the notes still live; returns how many."""
+    """Write (item id, subject id, float32 blob) rows for the notes still live (or the lines still there);
+    returns how many."""
     eid, known = embedder_made(conn, name, dimensions, now)
     if known != dimensions:
         from .embeddings import EmbeddingError
 
         raise EmbeddingError(f"{name} now gives {dimensions} dimensions; this file holds {known} for it")
-    live = {
-        row[0]
-        for row in conn.execute(
-            f"select n.id from notes n where n.id in (select value from json_each(?)) and {LIVE_N}",
-            (json.dumps([r[0] for r in rows]),),
-        )
-    }
+    there = (
+        f"select n.id from notes n where n.id in (select value from json_each(?)) and {LIVE_N}"
+        if shelf is NOTES
+        else "select id from lines where id in (select value from json_each(?))"
+    )
+    live = {row[0] for row in conn.execute(there, (json.dumps([r[0] for r in rows]),))}
     written = 0
-    for note_id, sid, blob in rows:
-        if note_id in live:
+    for item_id, sid, blob in rows:
+        if item_id in live:
             conn.execute(
-                "insert or replace into vectors(note_id, embedder_id, subject_id, vector) "
+                f"insert or replace into {shelf.vectors}({shelf.item}, embedder_id, subject_id, vector) "
                 "values (?, ?, ?, ?)",
-                (note_id, eid, sid, blob),
+                (item_id, eid, sid, blob),
             )
             written += 1
     return written
@@ -162,26 +227,28 @@ class VectorIndex:
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
-        self._cache: dict[tuple[int, int], _Matrix] = {}
+        self._cache: dict[tuple[str, int, int], _Matrix] = {}  # (shelf's table, embedder id, subject id)
         self._lock = threading.Lock()
         self.loaded = 0  # vectors read from the file, for tests and the report
 
-    def matrix(self, conn: sqlite3.Connection, eid: int, sid: int) -> _Matrix:
+    def matrix(self, conn: sqlite3.Connection, eid: int, sid: int, shelf: Shelf = NOTES) -> _Matrix:
         """A person's vectors as of this transaction's snapshot."""
         np = numpy()
         row = conn.execute(
-            "select changes from vector_sets where embedder_id = ? and subject_id = ?", (eid, sid)
+            f"select changes from {shelf.sets} where embedder_id = ? and subject_id = ?", (eid, sid)
         ).fetchone()
         changes = row[0] if row else 0
+        key = (shelf.vectors, eid, sid)
         with self._lock:
-            held = self._cache.get((eid, sid))
+            held = self._cache.get(key)
         if held is not None and held.changes == changes:
             return held
         ids = np.fromiter(
             (
                 r[0]
                 for r in conn.execute(
-                    "select note_id from vectors where embedder_id = ? and subject_id = ? order by note_id",
+                    f"select {shelf.item} from {shelf.vectors} where embedder_id = ? and subject_id = ? "
+                    f"order by {shelf.item}",
                     (eid, sid),
                 )
             ),
@@ -201,8 +268,8 @@ class VectorIndex:
             for start in range(0, len(missing), 5000):
                 chunk = [int(x) for x in missing[start : start + 5000]]
                 for note_id, blob in conn.execute(
-                    "select note_id, vector from vectors where embedder_id = ? "
-                    "and note_id in (select value from json_each(?))",
+                    f"select {shelf.item}, vector from {shelf.vectors} where embedder_id = ? "
+                    f"and {shelf.item} in (select value from json_each(?))",
                     (eid, json.dumps(chunk)),
                 ):
                     matrix[where[note_id]] = np.frombuffer(blob, dtype="<f4")
@@ -210,22 +277,22 @@ class VectorIndex:
         made = _Matrix(changes, ids, matrix)
         made.prepare()
         with self._lock:
-            self._cache[(eid, sid)] = made
+            self._cache[key] = made
         return made
 
     def drop(self, sid: int) -> None:
         with self._lock:
-            for key in [key for key in self._cache if key[1] == sid]:
+            for key in [key for key in self._cache if key[2] == sid]:
                 del self._cache[key]
 
     def similar(
-        self, conn: sqlite3.Connection, eid: int, sid: int, query: Any, floor: float
+        self, conn: sqlite3.Connection, eid: int, sid: int, query: Any, floor: float, shelf: Shelf = NOTES
     ) -> tuple[Any, Any, float]:
         """(ids, similarities, floor) of all a person's vectors to the query vector: centred on the
         person's mean with the floor measured there once they have `CENTER_MIN` vectors, else plain
         cosine with the embedder's `floor`."""
         np = numpy()
-        held = self.matrix(conn, eid, sid)
+        held = self.matrix(conn, eid, sid, shelf)
         if not len(held.ids):
             return held.ids, np.empty(0, dtype=np.float32), floor
         if held.centered is None:

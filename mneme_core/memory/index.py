@@ -23,12 +23,16 @@ A recall reads the newest postings of each term from `recent_postings` first, th
 `recent_counts`), so the split never changes what it finds. The work is a few statements per note, done
 inside SQLite over a JSON list of terms, so indexing costs about the same whether a note has three terms or
 thirty.
+
+The same three levels index the transcript's lines (`LINES`, tables of their own, see `transcript.found`): a
+`Postings` value names the tables, and every function here takes one (the notes' by default).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 
 from .. import text
 from ..store.postgres.dialect import Dialects
@@ -38,16 +42,40 @@ from .note import COLUMNS, LASTING, Note, key_terms, note_of
 FRESH_NOTES = 256
 RECENT_NOTES = 4096
 SHIFT = 20  # fresh_postings.id = note_id << SHIFT | the term's position in the note
-MERGES = "recent_merges"  # meta: fresh merges since the recent postings last settled
 
 
-ADD_FRESH = Dialects(
-    "insert or ignore into fresh_postings(id, term_id, fresh_at, weight) "
-    f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
-    "insert into fresh_postings(id, term_id, fresh_at, weight) "
-    f"select (?::bigint << {SHIFT}) + key, value, ?::float8, ?::float8 from mneme_ids(?) "
-    "on conflict do nothing",
+@dataclass(frozen=True)
+class Postings:
+    """The tables of one term index: the vocabulary with its `df`, the three levels of postings, the column
+    naming what a posting points at, and the meta key counting fresh merges since the last settle."""
+
+    terms: str
+    fresh: str
+    recent: str
+    settled: str
+    item: str
+    merges: str
+
+
+NOTES = Postings("terms", "fresh_postings", "recent_postings", "postings", "note_id", "recent_merges")
+LINES = Postings(
+    "line_terms", "line_fresh_postings", "line_recent_postings", "line_postings", "line_id", "line_merges"
 )
+MERGES = NOTES.merges  # meta: fresh merges since the recent postings last settled
+
+
+# PostgreSQL types the select list's parameters itself (a `None` fresh_at would be text) and reads the JSON
+# list of term ids with `mneme_ids`.
+ADD_FRESH = {
+    p.fresh: Dialects(
+        f"insert or ignore into {p.fresh}(id, term_id, fresh_at, weight) "
+        f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
+        f"insert into {p.fresh}(id, term_id, fresh_at, weight) "
+        f"select (?::bigint << {SHIFT}) + key, value, ?::float8, ?::float8 from mneme_ids(?) "
+        "on conflict do nothing",
+    )
+    for p in (NOTES, LINES)
+}
 
 
 def note_terms(note_text: str, key: str | None, gloss: str | None) -> list[str]:
@@ -80,7 +108,7 @@ class TermIds:
 
     def __init__(self) -> None:
         self.version: int | None = None
-        self.ids: dict[tuple[int, str], int] = {}
+        self.ids: dict[tuple[str, int, str], int] = {}  # (vocabulary table, subject id, term)
 
     @classmethod
     def of(cls, conn: sqlite3.Connection) -> TermIds | None:
@@ -103,92 +131,115 @@ def forget_term_ids(conn: sqlite3.Connection) -> None:
         kept.pop("term_ids", None)
 
 
-def term_ids(conn: sqlite3.Connection, subject_id: int, terms: list[str]) -> list[int]:
+def term_ids(
+    conn: sqlite3.Connection, subject_id: int, terms: list[str], postings: Postings = NOTES
+) -> list[int]:
     """The id of each term in the person's vocabulary, the new ones added (in `terms`' order)."""
     seen = TermIds.of(conn)
     known = {} if seen is None else seen.ids
-    missing = [term for term in terms if (subject_id, term) not in known]
+    table = postings.terms
+    missing = [term for term in terms if (table, subject_id, term) not in known]
     if missing:
         listed = json.dumps(missing, ensure_ascii=False)
         conn.execute(
-            "insert or ignore into terms(subject_id, term, df) "
+            f"insert or ignore into {table}(subject_id, term, df) "
             "select ?, value, 0 from json_each(?) where true",
             (subject_id, listed),
         )
         found = conn.execute(
-            "select term, id from terms where subject_id = ? and term in (select value from json_each(?))",
+            f"select term, id from {table} where subject_id = ? and term in (select value from json_each(?))",
             (subject_id, listed),
         ).fetchall()
         if seen is None:
-            known = {(subject_id, term): term_id for term, term_id in found}
+            known = {(table, subject_id, term): term_id for term, term_id in found}
         else:
-            known.update(((subject_id, term), term_id) for term, term_id in found)
-    return [known[subject_id, term] for term in terms]
+            known.update(((table, subject_id, term), term_id) for term, term_id in found)
+    return [known[table, subject_id, term] for term in terms]
 
 
 def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
     """Index a note that has just become live (or changed its text, key or gloss)."""
     terms = note_terms(note.text, note.key, note.gloss)
+    fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
+    add_postings(conn, NOTES, subject_id, note.id, terms, fresh_at, weight)
+
+
+def add_postings(
+    conn: sqlite3.Connection,
+    postings: Postings,
+    subject_id: int,
+    item_id: int,
+    terms: list[str],
+    fresh_at: float | None,
+    weight: float,
+) -> None:
+    """Index one item (a note, a line) by its terms, in the fresh postings; merged every `FRESH_NOTES`."""
     if not terms:
         return
-    fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
-    conn.execute(ADD_FRESH, (note.id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms))))
-    oldest = conn.execute(f"select id >> {SHIFT} from fresh_postings order by id limit 1").fetchone()
-    if oldest and note.id - oldest[0] >= FRESH_NOTES:
-        merge(conn)
+    conn.execute(
+        ADD_FRESH[postings.fresh],
+        (item_id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms, postings))),
+    )
+    oldest = conn.execute(f"select id >> {SHIFT} from {postings.fresh} order by id limit 1").fetchone()
+    if oldest and item_id - oldest[0] >= FRESH_NOTES:
+        merge(conn, postings)
 
 
-def merge(conn: sqlite3.Connection) -> int:
-    """Move the fresh postings into `recent_postings` (and every `RECENT_NOTES` notes, the recent postings
-    into `postings`); returns how many fresh postings moved."""
+def merge(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
+    """Move the fresh postings into the recent ones (and every `RECENT_NOTES` items, the recent postings
+    into the settled ones); returns how many fresh postings moved."""
+    p = postings
     moved = conn.execute(
-        "insert or replace into recent_postings(term_id, note_id, fresh_at, weight) "
-        f"select term_id, id >> {SHIFT}, fresh_at, weight from fresh_postings order by term_id, id"
+        f"insert or replace into {p.recent}(term_id, {p.item}, fresh_at, weight) "
+        f"select term_id, id >> {SHIFT}, fresh_at, weight from {p.fresh} order by term_id, id"
     ).rowcount
-    conn.execute("delete from fresh_postings")
-    row = conn.execute(f"select value from meta where key = '{MERGES}'").fetchone()
+    conn.execute(f"delete from {p.fresh}")
+    row = conn.execute("select value from meta where key = ?", (p.merges,)).fetchone()
     merges = (int(row[0]) if row else 0) + 1
     if merges * FRESH_NOTES >= RECENT_NOTES:
-        settle(conn)
+        settle(conn, p)
         merges = 0
     conn.execute(
         "insert into meta(key, value) values (?, ?) on conflict(key) do update set value = excluded.value",
-        (MERGES, str(merges)),
+        (p.merges, str(merges)),
     )
     return moved
 
 
-def settle(conn: sqlite3.Connection) -> int:
-    """Move the recent postings into `postings` (in key order: one pass over it), counting them into their
-    terms' `df` (one pass over `terms`); returns how many."""
+def settle(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
+    """Move the recent postings into the settled ones (in key order: one pass over them), counting them into
+    their terms' `df` (one pass over the vocabulary); returns how many."""
+    p = postings
     conn.execute(
-        "update terms set df = df + c.n from "
-        "(select term_id, count(*) as n from recent_postings group by term_id) c where terms.id = c.term_id"
+        f"update {p.terms} set df = df + c.n from "
+        f"(select term_id, count(*) as n from {p.recent} group by term_id) c where {p.terms}.id = c.term_id"
     )
     moved = conn.execute(
-        "insert or replace into postings(term_id, note_id, fresh_at, weight) "
-        "select term_id, note_id, fresh_at, weight from recent_postings order by term_id, note_id"
+        f"insert or replace into {p.settled}(term_id, {p.item}, fresh_at, weight) "
+        f"select term_id, {p.item}, fresh_at, weight from {p.recent} order by term_id, {p.item}"
     ).rowcount
-    conn.execute("delete from recent_postings")
+    conn.execute(f"delete from {p.recent}")
     return moved
 
 
 def fresh_postings(
-    conn: sqlite3.Connection, term_ids: list[int]
+    conn: sqlite3.Connection, term_ids: list[int], postings: Postings = NOTES
 ) -> list[tuple[int, int, float | None, float]]:
-    """(note id, term id, fresh_at, weight) of the fresh postings of these terms (a scan of a few pages)."""
+    """(item id, term id, fresh_at, weight) of the fresh postings of these terms (a scan of a few pages)."""
     return conn.execute(
-        f"select id >> {SHIFT}, term_id, fresh_at, weight from fresh_postings "
+        f"select id >> {SHIFT}, term_id, fresh_at, weight from {postings.fresh} "
         "where term_id in (select value from json_each(?))",
         (json.dumps(term_ids),),
     ).fetchall()
 
 
-def recent_counts(conn: sqlite3.Connection, term_ids: list[int]) -> dict[int, int]:
-    """How many of each term's postings are in `recent_postings`: part of its `df`, and read first (newer)."""
+def recent_counts(
+    conn: sqlite3.Connection, term_ids: list[int], postings: Postings = NOTES
+) -> dict[int, int]:
+    """How many of each term's postings are recent: part of its `df`, and read first (newer)."""
     return dict(
         conn.execute(
-            "select term_id, count(*) from recent_postings "
+            f"select term_id, count(*) from {postings.recent} "
             "where term_id in (select value from json_each(?)) group by term_id",
             (json.dumps(term_ids),),
         ).fetchall()

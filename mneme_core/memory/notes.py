@@ -355,7 +355,7 @@ def _unlog(conn: sqlite3.Connection, sid: int, gone: set[int]) -> None:
 
 def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     """Everything about a person, for good: notes, history, index, recall log, profile, mood and its
-    timeline, relationship; returns how many notes were erased."""
+    timeline, relationship and its closeness over time; returns how many notes were erased."""
     sid = subject_id(conn, space, subject)
     if sid is None:
         return 0
@@ -367,7 +367,7 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     conn.execute("delete from terms where subject_id = ?", (sid,))
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))
-    for table in ("profiles", "moods", "relationships"):
+    for table in ("profiles", "moods", "relationships", "closeness"):
         conn.execute(f"delete from {table} where subject_id = ?", (sid,))
     conn.execute("delete from mood_events where subject_id = ?", (sid,))
     conn.execute("delete from subjects where id = ?", (sid,))
@@ -402,18 +402,18 @@ class Within:
     key_prefix: str | None = None
     history: bool = False
 
-    def sql(self, table: str = "") -> tuple[str, dict[str, object]]:
-        """The filters but `history` as SQL (`and ...` on the columns of `table`, like "n."), and their
-        parameters."""
+    def sql(self, table: str = "", when: str = "happened_at") -> tuple[str, dict[str, object]]:
+        """The filters but `history` as SQL (`and ...` on the columns of `table`, like "n."; the times on
+        the column `when`), and their parameters."""
         parts, params = [], {}
         if self.kinds is not None:
             parts.append(f"{table}kind in (select value from json_each(:w_kinds))")
             params["w_kinds"] = json.dumps(list(self.kinds))
         if self.since is not None:
-            parts.append(f"{table}happened_at >= :w_since")
+            parts.append(f"{table}{when} >= :w_since")
             params["w_since"] = self.since
         if self.until is not None:
-            parts.append(f"{table}happened_at < :w_until")
+            parts.append(f"{table}{when} < :w_until")
             params["w_until"] = self.until
         if self.key_prefix is not None:
             parts.append(f"substr({table}key, 1, length(:w_prefix)) = :w_prefix")

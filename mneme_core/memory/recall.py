@@ -68,6 +68,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import text
+from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
 from . import index, overview
@@ -76,6 +77,8 @@ from .notes import Within, newest, subject_id
 
 if TYPE_CHECKING:
     from ..meaning.tiers import Placed
+    from ..meaning.vectors import Shelf
+    from ..transcript.recall import RecalledLine
 
 POSTINGS = 1500
 WEAK = 0.2
@@ -96,6 +99,9 @@ TRUSTED_Z = 1.0
 # count `1 / (FUSION_K + place)` (the weight times that for the similar ones). A small K lets the first
 # places stand out; 3 to 10 measured the same on the benchmark, within a point.
 FUSION_K = 5
+# What a note or line dated in the period a query names ("last week", "去年夏天") has of its score, beside
+# the same evidence from another time (see `periods`).
+PERIOD_BOOST = 2.0
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ class Recall:
     skipped: list[tuple[Note, str]] = field(default_factory=list)
     tier: str = ""
     overview: bool = False  # no topic was asked about: the notes are what matters (see `overview`)
+    lines: list[RecalledLine] = field(default_factory=list)  # from the transcript (`transcript.recall`)
 
     @property
     def notes(self) -> list[Note]:
@@ -128,12 +135,35 @@ class Recall:
         head = f"recall for {self.query!r}" + (f" ({how})" if how else "") + ":"
         lines = [head]
         for r in self.chosen:
-            lines.append(f"  + #{r.note.id} {r.why} (score {r.score:.2f}): {text.clip(r.note.text, 70)}")
+            lines.append(f"  + #{r.note.id} {_told(r)}: {text.clip(r.note.text, 70)}")
         for note, reason in self.skipped:
             lines.append(f"  - #{note.id} {reason}: {text.clip(note.text, 70)}")
+        for said in self.lines:
+            line = said.line
+            lines.append(
+                f"  + line #{line.id} {said.why} (score {said.score:.2f}): {text.clip(line.text, 70)}"
+            )
         if len(lines) == 1:
             lines.append("  nothing remembered about this person yet")
         return "\n".join(lines)
+
+
+UNSCORED = {
+    "pinned": "pinned (importance 5)",
+    "important": "important (a lasting note of importance 4)",
+    "lasting": "lasting (a fact or a preference)",
+    "recent": "among the newest notes",
+}
+"""How `explain` words the notes chosen for what they are rather than for a score (theirs is 0)."""
+
+
+def _told(chosen: Recalled) -> str:
+    """Why a note was chosen, as `explain` says it: a score only where one chose it."""
+    if chosen.why not in UNSCORED:
+        return f"{chosen.why} (score {chosen.score:.2f})"
+    if chosen.why == "recent" and chosen.note.kind == "plan":  # newly written, maybe for a later day
+        return "a plan, among the newest notes"
+    return UNSCORED[chosen.why]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,10 +180,32 @@ class Ask:
     now: float
     half_life_days: float
     within: Within = field(default_factory=Within)  # only these kinds, that happened in this time
+    period: Period | None = None  # the time the query names ("last week", "去年夏天"), see `periods`
+    lines: int = 0  # how many of the person's transcript lines to quote (see `transcript.recall`)
+    line_budget: int = 0  # and within how many characters
+    conversation: str | None = None  # the conversation being answered
+    shown_lines: int = 0  # its newest lines, which the model sees already
 
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
         return self.within.sql(table)
+
+    def narrowed_lines(self, table: str = "") -> tuple[str, dict[str, object]]:
+        """The time filters as SQL on the lines' `at` (lines have no kind: with kinds asked, no line fits)."""
+        if self.within.kinds is not None:
+            return " and 1 = 0", {}
+        return replace(self.within, key_prefix=None).sql(table, when="at")
+
+    def in_period(self, ts: float) -> float:
+        """What the period the query names makes of a score dated `ts` (`PERIOD_BOOST` inside, else 1)."""
+        return PERIOD_BOOST if self.period is not None and self.period.holds(ts) else 1.0
+
+    def terms(self) -> list[str]:
+        """The query's terms, less the words that named its period (unless nothing else is left)."""
+        found = text.terms(self.query)
+        if self.period is None:
+            return found
+        return text.terms(self.period.rest_of(self.query)) or found
 
 
 @dataclass(frozen=True)
@@ -184,62 +236,115 @@ def _word_ranked(
     conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str]
 ) -> tuple[list[tuple[int, float, int, float]], list[tuple[int, str, int, int]]]:
     """(note id, evidence, hits, score) of the best word matches, and the terms read (see `_shares`)."""
+    where, narrow = ask.narrowed("n.")
+    return word_ranked(
+        conn,
+        Reading(
+            index.NOTES,
+            "notes",
+            max(4 * ask.limit, 24),
+            ask.now,
+            ask.half_life_days,
+            where,
+            narrow,
+            ask.period,
+        ),
+        sid,
+        live,
+        query_terms,
+    )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What `word_ranked` reads: a term index (`index.Postings`), the table its postings point at, how many
+    of the best to keep, the clock and half-life for freshness, and filters on that table (as `n.`)."""
+
+    postings: index.Postings
+    table: str
+    k: int
+    now: float
+    half_life_days: float
+    where: str = ""
+    narrow: dict[str, object] = field(default_factory=dict)
+    period: Period | None = None  # what is dated in it is boosted (`PERIOD_BOOST`) among the candidates
+
+    def boost(self, fresh_at: float | None) -> float:
+        return (
+            PERIOD_BOOST
+            if self.period is not None and fresh_at is not None and self.period.holds(fresh_at)
+            else 1.0
+        )
+
+
+def word_ranked(
+    conn: sqlite3.Connection, reading: Reading, sid: int, live: int, query_terms: list[str]
+) -> tuple[list[tuple[int, float, int, float]], list[tuple[int, str, int, int]]]:
+    """(item id, evidence, hits, score) of the best word matches in one term index (notes or lines), and
+    the terms read (see `_shares`)."""
     if not query_terms:
         return [], []
+    p = reading.postings
     known = conn.execute(
-        "select id, term, df from terms where subject_id = ? and term in (select value from json_each(?))",
+        f"select id, term, df from {p.terms} where subject_id = ? "
+        "and term in (select value from json_each(?))",
         (sid, json.dumps(query_terms, ensure_ascii=False)),
     ).fetchall()
     if not known:
         return [], []
-    # One pass over the newest notes, not merged yet (see `index`): they count into `df` and are
+    # One pass over the newest items, not merged yet (see `index`): they count into `df` and are
     # candidates, scored here; the merged postings are scored inside SQLite.
-    fresh_rows = index.fresh_postings(conn, [row[0] for row in known])
+    fresh_rows = index.fresh_postings(conn, [row[0] for row in known], p)
     fresh_df = Counter(row[1] for row in fresh_rows)
-    recent = index.recent_counts(conn, [row[0] for row in known])
+    recent = index.recent_counts(conn, [row[0] for row in known], p)
     found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
     if not found:
         return [], []
     shares = _shares(found)
-    k = max(4 * ask.limit, 24)
-    params: dict[str, object] = {"now": ask.now, "hl": ask.half_life_days, "k": k}
+    params: dict[str, object] = {"now": reading.now, "hl": reading.half_life_days, "k": reading.k}
     parts = []
     for i, (term_id, _term, df, take) in enumerate(shares):
         newer = min(take, recent.get(term_id, 0))  # the newest postings are the recent ones (see `index`)
         params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df)
         params[f"r{i}"], params[f"c{i}"] = newer, take - newer
         parts.extend(
-            f"select note_id, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select note_id, fresh_at, "
-            f"weight from {table} where term_id = :t{i} order by note_id desc limit :{limit}{i})"
-            for table, limit in (("recent_postings", "r"), ("postings", "c"))
+            f"select {p.item} as item, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select {p.item}, "
+            f"fresh_at, weight from {table} where term_id = :t{i} order by {p.item} desc limit :{limit}{i})"
+            for table, limit in ((p.recent, "r"), (p.settled, "c"))
         )
     fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
-    where, narrow = ask.narrowed("n.")
-    # With filters, each posting meets its note (at most `POSTINGS` lookups by id), so the best `k` are
+    boost = ""
+    if reading.period is not None:  # the period's reach: see `periods.Period.holds`
+        params["ps"], params["pe"] = reading.period.start, reading.period.reach()
+        boost = f" * (case when h.fresh_at >= :ps and h.fresh_at < :pe then {PERIOD_BOOST} else 1.0 end)"
+    where, narrow = reading.where, reading.narrow
+    # With filters, each posting meets its item (at most `POSTINGS` lookups by id), so the best `k` are
     # the best that fit.
-    join = f"join notes n on n.id = h.note_id where 1 {where} " if where else ""
+    join = f"join {reading.table} n on n.id = h.item where 1 {where} " if where else ""
     sql = (
-        "select h.note_id, sum(h.w) as evidence, sum(h.bit) as hits, "
-        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight as score "
+        "select h.item, sum(h.w) as evidence, sum(h.bit) as hits, "
+        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight{boost} as score "
         f"from ({' union all '.join(parts)}) h {join}"
-        "group by h.note_id order by score desc, h.note_id desc limit :k"
+        "group by h.item order by score desc, h.item desc limit :k"
     )
-    # A note's postings all carry its fresh_at and weight: SQLite takes them from any row of the group,
+    # An item's postings all carry its fresh_at and weight: SQLite takes them from any row of the group,
     # PostgreSQL wants them named as an aggregate.
     grouped = sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
     ranked = conn.execute(Dialects(sql, grouped), params | narrow).fetchall()
-    unmerged = _scored_fresh(fresh_rows, shares, live, ask)
+    unmerged = _scored_fresh(fresh_rows, shares, live, reading)
     if where and unmerged:
-        fit = _fitting(conn, [row[0] for row in unmerged], where, narrow)
+        fit = _fitting(conn, reading.table, [row[0] for row in unmerged], where, narrow)
         unmerged = [row for row in unmerged if row[0] in fit]
-    ranked = sorted(ranked + unmerged, key=lambda r: (-r[3], -r[0]))[:k]
+    ranked = sorted(ranked + unmerged, key=lambda r: (-r[3], -r[0]))[: reading.k]
     return ranked, shares
 
 
-def _fitting(conn: sqlite3.Connection, ids: list[int], where: str, narrow: dict[str, object]) -> set[int]:
-    """Which of these notes pass the filters (`Ask.narrowed`)."""
+def _fitting(
+    conn: sqlite3.Connection, table: str, ids: list[int], where: str, narrow: dict[str, object]
+) -> set[int]:
+    """Which of these notes (or lines) pass the filters (`Ask.narrowed`)."""
     rows = conn.execute(
-        f"select n.id from notes n where n.id in (select value from json_each(:ids)) {where}",
+        f"select n.id from {table} n where n.id in (select value from json_each(:ids)) {where}",
         {"ids": json.dumps(ids), **narrow},
     )
     return {row[0] for row in rows}
@@ -274,7 +379,7 @@ def _matches(
     floor = 0.0
     stated = placed is not None and placed.weight is not None
     if placed is not None:
-        similar, floor = _similar(conn, placed, sid, k, words, TRUSTED_Z if stated else QUERY_Z)
+        similar, floor = nearest(conn, placed, sid, k, words, TRUSTED_Z if stated else QUERY_Z)
     ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar)))
     if not ids:
         return []
@@ -303,7 +408,7 @@ def _matches(
             note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
         )
         fresh = 1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / DAY / ask.half_life_days)
-        factor = (FADED + (1 - FADED) * fresh) * weight
+        factor = (FADED + (1 - FADED) * fresh) * weight * ask.in_period(note.happened_at)
         total = evidence + lift
         matches.append(
             _Match(note, total * factor, tuple(terms_of[i] for i in hit_terms), total, sim, factor)
@@ -340,17 +445,18 @@ def _fused(matches: list[_Match], best: float, floor: float, weight: float) -> l
     return placed + [replace(m, score=-1.0) for m in matches if m.note.id not in points]
 
 
-def _similar(
+def nearest(
     conn: sqlite3.Connection,
     placed: Placed,
     sid: int,
     k: int,
-    words: dict[int, tuple[float, int]],
+    words: dict[int, tuple[float, int]] | dict[int, object],
     z: float,
+    shelf: Shelf | None = None,
 ) -> tuple[dict[int, float], float]:
-    """Similarity above the floor of the `k` most similar notes and of the word matches, by note id; and
-    the floor."""
-    ids, sims, floor = placed.similar(conn, sid)
+    """Similarity above the floor of the `k` most similar notes (or lines, on their `shelf`) and of the
+    word matches, by id; and the floor."""
+    ids, sims, floor = placed.similar(conn, sid) if shelf is None else placed.similar(conn, sid, shelf)
     if not len(ids):
         return {}, floor
     if len(ids) >= 30:
@@ -373,9 +479,9 @@ def _scored_fresh(
     fresh_rows: list[tuple[int, int, float | None, float]],
     shares: list[tuple[int, str, int, int]],
     live: int,
-    ask: Ask,
+    ask: Reading,
 ) -> list[tuple[int, float, int, float]]:
-    """(note_id, evidence, hits, score) of the unmerged notes, by the same formula as the SQL above."""
+    """(item id, evidence, hits, score) of the unmerged items, by the same formula as the SQL above."""
     slot = {term_id: (i, idf(live, df)) for i, (term_id, _term, df, _take) in enumerate(shares)}
     notes: dict[int, list] = {}
     for note_id, term_id, fresh_at, weight in fresh_rows:
@@ -390,7 +496,8 @@ def _scored_fresh(
         fresh = (
             1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / 86400.0 / ask.half_life_days)
         )
-        scored.append((note_id, evidence, hits, evidence * (FADED + (1 - FADED) * fresh) * weight))
+        boost = ask.boost(fresh_at)
+        scored.append((note_id, evidence, hits, evidence * (FADED + (1 - FADED) * fresh) * weight * boost))
     return scored
 
 
@@ -449,9 +556,9 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     sid = subject_id(conn, ask.space, ask.subject)
     if sid is None or ask.limit <= 0:
         return Recall(ask.query, [], [], tier), None
-    query_terms = text.terms(ask.query)
+    query_terms = ask.terms()
     filler = _Filler(ask)
-    if overview.general(query_terms) or (not query_terms and placed is None):
+    if overview.general(text.terms(ask.query)) or (not query_terms and placed is None):
         where, narrow = ask.narrowed()
         overview.fill(
             conn,

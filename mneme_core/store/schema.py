@@ -24,7 +24,9 @@ Tables (one file holds many spaces; a space is one companion):
 - `relationships`: who each person is to the companion (role) and how close they are.
 - `config`: each space's own copy of its settings, one JSON value per flat key, with where it came from.
 - `lines` and `waiting_observes`: each conversation's lines, and the exchanges waiting to be observed
-  (`mneme_core.transcript`).
+  (`mneme_core.transcript`); `line_terms` and the line postings: the lines' own term index, on the same
+  three levels as the notes' (`transcript.index`).
+- `closeness`: each person's closeness over time, a point per change (`relations.history`).
 """
 
 from __future__ import annotations
@@ -310,6 +312,87 @@ create index waiting_observes_space on waiting_observes(space, id);
 """
 
 
+# The transcript is memory too (`mneme_core.transcript.index`): a person's lines (their own, addressed to the
+# companion, and the companion's replies to them) get a term index of their own, on the notes' three levels
+# (`memory.index.LINES`), so a recall finds a line said weeks ago; `subjects.lines` counts a person's
+# indexed lines (their idf's N). Their vectors (`line_vectors`, as `vectors` is for notes) go with a deleted
+# line. The lines already in a file are indexed when it is next opened (the lines' terms version is
+# missing, see `Mneme._reindex_if_needed`).
+LINE_INDEX_0013 = """
+alter table subjects add column lines integer not null default 0;
+create table line_terms(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    term text not null,
+    df integer not null default 0,
+    unique(subject_id, term)
+);
+create table line_fresh_postings(
+    id integer primary key,
+    term_id integer not null,
+    fresh_at real,
+    weight real not null
+);
+create table line_recent_postings(
+    term_id integer not null,
+    line_id integer not null,
+    fresh_at real,
+    weight real not null,
+    primary key(term_id, line_id)
+) without rowid;
+create table line_postings(
+    term_id integer not null,
+    line_id integer not null,
+    fresh_at real,
+    weight real not null,
+    primary key(term_id, line_id)
+) without rowid;
+create table line_vectors(
+    line_id integer not null,
+    embedder_id integer not null,
+    subject_id integer not null,
+    vector blob not null,
+    primary key(line_id, embedder_id)
+) without rowid;
+create index line_vectors_subject on line_vectors(embedder_id, subject_id, line_id);
+create table line_vector_sets(
+    embedder_id integer not null,
+    subject_id integer not null,
+    changes integer not null default 0,
+    primary key(embedder_id, subject_id)
+) without rowid;
+create trigger line_vectors_added after insert on line_vectors begin
+    insert into line_vector_sets(embedder_id, subject_id, changes) values (new.embedder_id, new.subject_id, 1)
+    on conflict(embedder_id, subject_id) do update set changes = changes + 1;
+end;
+create trigger line_vectors_removed after delete on line_vectors begin
+    update line_vector_sets set changes = changes + 1
+    where embedder_id = old.embedder_id and subject_id = old.subject_id;
+end;
+create trigger line_vectors_line_deleted after delete on lines begin
+    delete from line_vectors where line_id = old.id;
+end;
+create trigger line_vectors_subject_erased after delete on subjects begin
+    delete from line_vector_sets where subject_id = old.id;
+end
+"""
+
+
+# Closeness over time (`relations`): a point each time a role or closeness is set, on a person's first
+# contact of each day (growth), and on import; between points closeness fades as `relations.faded` says.
+# The newest `relations.POINTS` per person are kept (about a year of daily contact).
+CLOSENESS_0012 = """
+create table closeness(
+    id integer primary key autoincrement,
+    subject_id integer not null,
+    at real not null,
+    role text not null,
+    closeness real not null
+);
+create index closeness_subject on closeness(subject_id, id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -317,6 +400,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_vectors", sql_step(VECTORS_0004)),
     Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
     Migration("0006_transcript", sql_step(TRANSCRIPT_0006)),
+    Migration("0012_closeness", sql_step(CLOSENESS_0012)),
+    Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
 )
 LEVEL = len(MIGRATIONS)
 

@@ -24,10 +24,12 @@ from ..exchange import SOURCES
 from ..memory import notes
 from ..memory.note import count_of, subject_of
 from . import lines, waiting
+from .index import LINES_VERSION
+from .index import rebuild as rebuild_index
 from .lines import ASSISTANT, USER, Line
 from .waiting import Waiting
 
-__all__ = ["ASSISTANT", "USER", "Line", "Transcript", "Waiting", "erase"]
+__all__ = ["ASSISTANT", "LINES_VERSION", "USER", "Line", "Transcript", "Waiting", "erase", "rebuild_index"]
 
 NAME_LIMIT = 80
 CONVERSATION_LIMIT = 200

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..memory import notes
 from ..memory.note import subject_or_none
+from . import index
 
 __all__ = [
     "ASSISTANT",
@@ -92,6 +93,9 @@ def add(
         "values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning id",
         (space, conversation, sid, role, name, text[:TEXT_LIMIT], at, int(addressed), reply_to),
     ).fetchone()[0]
+    indexed = index.subject_of_line(conn, role, sid, addressed, reply_to)
+    if indexed is not None:
+        index.add(conn, line_id, indexed, name, text[:TEXT_LIMIT], at)
     if keep is not None and not addressed:
         conn.execute(
             "delete from lines where space = ? and conversation = ? and addressed = 0 and id < ("
@@ -150,7 +154,8 @@ def of_subject(conn: sqlite3.Connection, space: str, subject: str, limit: int) -
 
 def erase(conn: sqlite3.Connection, space: str, subject: str, sid: int) -> int:
     """Everything said by or to a person: their lines, the companion's replies to them, their direct
-    conversation whole; returns how many lines went."""
+    conversation whole, and their lines' index; returns how many lines went."""
+    index.erase(conn, sid)
     gone = conn.execute(
         "delete from lines where space = ? and reply_to in (select id from lines where subject_id = ?)",
         (space, sid),

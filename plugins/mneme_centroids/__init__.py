@@ -17,8 +17,9 @@ from mneme_core.hookspecs import hookimpl
 from mneme_core.store.postgres.dialect import Dialects
 
 from .schema import CENTROIDS_0001, CENTROIDS_0001_POSTGRES
+from .settings import SETTINGS
 
-__all__ = ["Centroids", "make_tier", "register_migrations", "register_tiers"]
+__all__ = ["Centroids", "make_tier", "register_migrations", "register_settings", "register_tiers"]
 
 
 def __getattr__(name: str) -> Any:
@@ -38,12 +39,7 @@ def make_tier(mneme: Any) -> Any:
         return None
     from .tier import Centroids
 
-    settings = mneme.config.table("plugins.centroids")
-    known = {"min_notes", "min_share"}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise ValueError(f"plugins.centroids takes {', '.join(sorted(known))}, not {', '.join(unknown)}")
-    return Centroids(mneme, **settings)
+    return Centroids(mneme, **SETTINGS.read(mneme.config.table("plugins.centroids")))
 
 
 make_tier.name = "centroids"  # type: ignore[attr-defined]
@@ -57,3 +53,8 @@ def register_migrations(register: Any) -> None:
 @hookimpl
 def register_tiers(register: Any) -> None:
     register(make_tier, name="centroids")
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    SETTINGS.register(register)

@@ -93,7 +93,8 @@ class _Changes:
             if change:
                 conn.execute(
                     "insert into centroid_sets(embedder_id, subject_id, learned) values (?, ?, ?) "
-                    "on conflict(embedder_id, subject_id) do update set learned = learned + excluded.learned",
+                    "on conflict(embedder_id, subject_id) "
+                    "do update set learned = centroid_sets.learned + excluded.learned",
                     (eid, sid, change),
                 )
         conn.execute("delete from centroid_sets where learned <= 0")

@@ -22,26 +22,16 @@ from typing import Any
 import numpy as np
 
 from mneme_core import text
-from mneme_core.errors import InvalidValue, describe
 
 from . import learning
 from .schema import SCALE
+from .settings import MIN_NOTES, MIN_SHARE, SETTINGS
 
 log = logging.getLogger(__name__)
 
 NAME = "centroids"
 ORDER = 200
-MIN_NOTES = 40
-MIN_SHARE = 0.6
 MAX_TERMS = 32
-
-
-def _setting(value: object, name: str, low: float, high: float, *, whole: bool = False) -> Any:
-    kinds = int if whole else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        kind = "a whole number" if whole else "a number"
-        raise InvalidValue(f"plugins.centroids.{name} is {kind} from {low} to {high}, not {describe(value)}")
-    return value
 
 
 class Centroids:
@@ -52,8 +42,8 @@ class Centroids:
     timeout = 2.0
 
     def __init__(self, mneme: Any, *, min_notes: int = MIN_NOTES, min_share: float = MIN_SHARE) -> None:
-        self.min_notes = _setting(min_notes, "min_notes", 1, 1_000_000, whole=True)
-        self.min_share = float(_setting(min_share, "min_share", 0.0, 1.0))
+        self.min_notes = SETTINGS.check("min_notes", min_notes)
+        self.min_share = SETTINGS.check("min_share", min_share)
         self.store = mneme.store
         self.meaning = mneme.meaning
         self.counts: Counter[str] = Counter()

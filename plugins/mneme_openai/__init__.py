@@ -26,6 +26,7 @@ from mneme_core.hookspecs import hookimpl
 
 from .embeddings import OpenAIEmbeddings, openai_embeddings
 from .provider import NAME, OpenAIProvider, ProviderError, Settings
+from .settings import SETTINGS
 
 __all__ = [
     "OpenAIEmbeddings",
@@ -35,6 +36,7 @@ __all__ = [
     "openai_embeddings",
     "register_embedders",
     "register_providers",
+    "register_settings",
 ]
 
 
@@ -47,3 +49,9 @@ def register_providers(register: Any) -> None:
 def register_embedders(register: Any) -> None:
     """The family "openai": "openai:<model>@<dims>" for any model of the endpoint (made on first use)."""
     register(openai_embeddings, name=NAME)
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    """The `[plugins.openai]` keys, for the config's checks and template (`settings.SETTINGS`)."""
+    SETTINGS.register(register)

@@ -33,7 +33,6 @@ import asyncio
 import email.utils
 import json
 import logging
-import math
 import os
 import random
 import re
@@ -48,12 +47,12 @@ from mneme_core.config import is_reference, resolve
 from mneme_core.errors import InvalidType, InvalidValue, MnemeError, describe
 
 from . import transport
+from .settings import NAME, SETTINGS
 
 __all__ = ["OpenAIProvider", "ProviderError", "Settings"]
 
 log = logging.getLogger(__name__)
 
-NAME = "openai"
 KEY_VARIABLE = "OPENAI_API_KEY"
 RETRIED = frozenset({408, 409, 429})
 SNIPPET = 200
@@ -69,69 +68,41 @@ class ProviderError(MnemeError, RuntimeError):
         self.retryable = retryable
 
 
-def _number(key: str, value: object, low: float, *, whole: bool = False) -> Any:
-    kind = "a whole number" if whole else "a number"
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidValue(f"plugins.{NAME}.{key} is {kind} of {low:g} or more, not {describe(value)}")
-    if value < low or (whole and value != int(value)):
-        raise InvalidValue(f"plugins.{NAME}.{key} is {kind} of {low:g} or more, not {describe(value)}")
-    return int(value) if whole else float(value)
-
-
-def _word(key: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or "\n" in value:
-        raise InvalidValue(f"plugins.{NAME}.{key} is one line of text, not {describe(value)}")
-    return value.strip()
+def _default(name: str) -> Any:
+    return SETTINGS.default(name)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """The provider's settings, checked; see the module docstring. The key is not among them."""
 
-    base_url: str = "https://api.openai.com/v1"
+    base_url: str = _default("base_url")
     model: str
     judge_model: str | None = None
-    embedding_model: str = "text-embedding-3-small"
+    embedding_model: str = _default("embedding_model")
     embedding_dimensions: int | None = None
-    embedding_timeout: float = 5.0
+    embedding_timeout: float = _default("embedding_timeout")
     temperature: float | None = None
     judge_temperature: float | None = None
     max_tokens: int | None = None
-    timeout: float = 60.0
-    retries: int = 3
-    backoff: float = 1.0
-    max_backoff: float = 30.0
-    max_retry_after: float = 60.0
-    concurrency: int = 8
+    timeout: float = _default("timeout")
+    retries: int = _default("retries")
+    backoff: float = _default("backoff")
+    max_backoff: float = _default("max_backoff")
+    max_retry_after: float = _default("max_retry_after")
+    concurrency: int = _default("concurrency")
 
     @classmethod
     def of(cls, table: Mapping[str, Any], *, chat: bool = True) -> Settings:
-        """Settings from a `[plugins.openai]` table (without `api_key`), every value checked. `chat=False`
-        for embeddings alone, which need no chat model (`model` is then "" unless given)."""
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(table) - known - {"api_key"})
-        if unknown:
-            raise InvalidValue(
-                f"plugins.{NAME} has no setting {', '.join(unknown)}; "
-                f"it has {', '.join(sorted(known))}, api_key"
-            )
-        if "model" not in table and chat:
+        """Settings from a `[plugins.openai]` table (its `api_key` is read by `_key`), every value checked by
+        the declared checks (`settings.SETTINGS`). `chat=False` for embeddings alone, which need no chat
+        model (`model` is then "" unless given)."""
+        checked = SETTINGS.read(table)
+        if "model" not in checked and chat:
             raise InvalidValue(
                 f'plugins.{NAME}.model is required: the chat model to ask, like "deepseek-chat"'
             )
-        checked: dict[str, Any] = {}
-        for key, value in table.items():
-            if key == "api_key" or value is None:
-                continue
-            if key in ("base_url", "model", "judge_model", "embedding_model"):
-                checked[key] = _word(key, value)
-            elif key in ("max_tokens", "retries", "concurrency", "embedding_dimensions"):
-                checked[key] = _number(key, value, 0 if key == "retries" else 1, whole=True)
-            else:
-                checked[key] = _number(key, value, 0.0 if "temperature" in key else 0.001)
-        url = urllib.parse.urlsplit(checked.get("base_url", cls.base_url))
-        if url.scheme not in ("http", "https") or not url.netloc:
-            raise InvalidValue(f"plugins.{NAME}.base_url is an http(s) URL, not {describe(url.geturl())}")
+        checked.pop("api_key", None)
         checked.setdefault("model", "")
         return cls(**checked)
 

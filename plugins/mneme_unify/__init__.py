@@ -15,21 +15,17 @@ from typing import Any
 
 from mneme_core.hookspecs import hookimpl
 
+from .settings import SETTINGS
 from .tier import Unify
 
-__all__ = ["Unify", "make_tier", "register_migrations", "register_tiers"]
-
-SETTINGS = frozenset({"timeout", "batch", "cache", "background"})
+__all__ = ["Unify", "make_tier", "register_migrations", "register_settings", "register_tiers"]
 
 
 def make_tier(mneme: Any) -> Unify | None:
     """The tier for one companion; None without a model or a memory language."""
     if mneme.complete is None or not mneme.memory_language:
         return None
-    settings = mneme.config.table("plugins.unify")
-    unknown = sorted(set(settings) - SETTINGS)
-    if unknown:
-        raise ValueError(f"plugins.unify takes {', '.join(sorted(SETTINGS))}, not {', '.join(unknown)}")
+    settings = SETTINGS.read(mneme.config.table("plugins.unify"))
     return Unify(mneme.store, mneme.complete, mneme.memory_language, mneme.prompts, **settings)
 
 
@@ -48,3 +44,8 @@ def register_migrations(register: Any) -> None:
 @hookimpl
 def register_tiers(register: Any) -> None:
     register(make_tier, name="unify")
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    SETTINGS.register(register)

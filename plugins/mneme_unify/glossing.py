@@ -27,10 +27,10 @@ from mneme_core.memory.note import COLUMNS, note_of
 from mneme_core.store.schema import LIVE
 
 from .scripts import needs_translating
+from .settings import BATCH
 
 log = logging.getLogger(__name__)
 
-BATCH = 16
 TRIES = 3
 SCAN = 256  # notes looked at in one pass
 CALLS = 8  # model calls in one pass at most
@@ -71,7 +71,7 @@ def write_glosses(conn: sqlite3.Connection, language: str, glosses: dict[int, st
         written += 1
     conn.execute(
         "insert into unify_marks(language, upto) values (?, ?) "
-        "on conflict(language) do update set upto = max(upto, excluded.upto)",
+        "on conflict(language) do update set upto = max(unify_marks.upto, excluded.upto)",
         (language, upto),
     )
     return written

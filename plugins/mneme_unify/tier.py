@@ -31,24 +31,15 @@ from mneme_core.prompts import PROMPTS
 
 from . import glossing
 from .scripts import needs_translating, scripts_of
+from .settings import BATCH, CACHE, SETTINGS, TIMEOUT
 
 log = logging.getLogger(__name__)
 
 NAME = "unify"
 ORDER = 300
-TIMEOUT = 8.0  # a translation on the reply's path
 GLOSS_TIMEOUT = 60.0  # a batch of glosses, off it
-CACHE = 256
 QUERY_LIMIT = 1000
 IDLE = 1.0
-
-
-def _number(value: object, name: str, low: float, high: float, *, whole: bool = False) -> Any:
-    kinds = int if whole else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        kind = "a whole number" if whole else "a number"
-        raise InvalidValue(f"plugins.unify.{name} is {kind} from {low} to {high}, not {describe(value)}")
-    return value
 
 
 class Unify:
@@ -65,7 +56,7 @@ class Unify:
         prompts: dict[str, str] | None = None,
         *,
         timeout: float = TIMEOUT,
-        batch: int = glossing.BATCH,
+        batch: int = BATCH,
         cache: int = CACHE,
         background: bool = True,
     ) -> None:
@@ -75,11 +66,10 @@ class Unify:
             )
         if not isinstance(language, str) or text.is_blank(language):
             raise InvalidValue(f"unify needs a memory language like 'English', not {describe(language)}")
-        if not isinstance(background, bool):
-            raise InvalidValue(f"plugins.unify.background is true or false, not {describe(background)}")
-        self.timeout = float(_number(timeout, "timeout", 0.1, 600)) + 0.5  # acomplete's own answers first
+        SETTINGS.check("background", background)
+        self.timeout = SETTINGS.check("timeout", timeout) + 0.5  # acomplete's own answers first
         self._model_timeout = self.timeout - 0.5
-        self.cache_size = _number(cache, "cache", 0, 100_000, whole=True)
+        self.cache_size = SETTINGS.check("cache", cache)
         self.store = store
         self.complete = complete
         self.language = text.one_line(language, 40)
@@ -88,9 +78,7 @@ class Unify:
         values = {"lang": self.language}
         self.translating = fill(prompts.get("translate") or PROMPTS["translate"], values)
         glossing_prompt = fill(prompts.get("gloss") or PROMPTS["gloss"], values)
-        self.glosser = glossing.Glosser(
-            self.scripts, glossing_prompt, batch=_number(batch, "batch", 1, 256, whole=True)
-        )
+        self.glosser = glossing.Glosser(self.scripts, glossing_prompt, batch=SETTINGS.check("batch", batch))
         self.counts: Counter[str] = Counter()
         self._cache: OrderedDict[str, str] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None

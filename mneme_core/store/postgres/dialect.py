@@ -12,7 +12,7 @@ after the first). What it rewrites:
 - `json_each(?)`: the engine hands lists as JSON text; PostgreSQL reads them with `mneme_ids` (bigint) where
   they meet an id column (`id`, `note_id`, ...) and `mneme_texts` (text) elsewhere (`schema`);
 - SQLite's scalar `max(a, b)` / `min(a, b)` become `greatest` / `least`; `x is ?` becomes
-  `x is not distinct from %s`; `where 1` becomes `where true`;
+  `x is not distinct from %s`; `where 1` becomes `where true`; `instr` becomes `strpos`;
 - a subquery in `from` without a name gets one (PostgreSQL 15 requires it);
 - a plugin's `create table` loses `without rowid`, and its `real`, `blob` and AUTOINCREMENT become
   `double precision`, `bytea` and an identity.
@@ -59,6 +59,7 @@ def _translated(sql: str) -> str:
     sql = re.sub(r"\bjson_each\(", "mneme_texts(", sql)
     sql = _scalar_extremes(sql)
     sql = re.sub(r"\bwhere 1 ", "where true ", sql)
+    sql = re.sub(r"\binstr\(", "strpos(", sql)
     sql = _named_subqueries(sql)
     sql = re.sub(r"\bis \?", "is not distinct from ?", sql)
     sql = _ddl(sql)

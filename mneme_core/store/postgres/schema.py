@@ -39,6 +39,12 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "profiles": ("subject_id",),
     "moods": ("subject_id",),
     "relationships": ("subject_id",),
+    "line_postings": ("term_id", "line_id"),
+    "line_recent_postings": ("term_id", "line_id"),
+    "line_fresh_postings": ("id",),
+    "line_vectors": ("line_id", "embedder_id"),
+    "line_vector_sets": ("embedder_id", "subject_id"),
+    "centroids": ("embedder_id", "term_id"),
 }
 
 T = 'text collate "C"'
@@ -275,6 +281,89 @@ create index waiting_observes_subject on waiting_observes(subject_id, id);
 create index waiting_observes_space on waiting_observes(space, id);
 """
 
+LINE_INDEX_0013 = f"""
+alter table subjects add column lines bigint not null default 0;
+create table line_terms(
+    id {ID},
+    subject_id bigint not null,
+    term {T} not null,
+    df bigint not null default 0,
+    unique(subject_id, term)
+);
+create table line_fresh_postings(
+    id bigint primary key,
+    term_id bigint not null,
+    fresh_at double precision,
+    weight double precision not null
+);
+create table line_recent_postings(
+    term_id bigint not null,
+    line_id bigint not null,
+    fresh_at double precision,
+    weight double precision not null,
+    primary key(term_id, line_id)
+);
+create table line_postings(
+    term_id bigint not null,
+    line_id bigint not null,
+    fresh_at double precision,
+    weight double precision not null,
+    primary key(term_id, line_id)
+);
+create table line_vectors(
+    line_id bigint not null,
+    embedder_id bigint not null,
+    subject_id bigint not null,
+    vector bytea not null,
+    primary key(line_id, embedder_id)
+);
+create index line_vectors_subject on line_vectors(embedder_id, subject_id, line_id);
+create table line_vector_sets(
+    embedder_id bigint not null,
+    subject_id bigint not null,
+    changes bigint not null default 0,
+    primary key(embedder_id, subject_id)
+);
+create function mneme_line_vectors_added() returns trigger language plpgsql as $$ begin
+    insert into line_vector_sets(embedder_id, subject_id, changes)
+    values (new.embedder_id, new.subject_id, 1)
+    on conflict(embedder_id, subject_id) do update set changes = line_vector_sets.changes + 1;
+    return null;
+end $$;
+create trigger line_vectors_added after insert on line_vectors
+    for each row execute function mneme_line_vectors_added();
+create function mneme_line_vectors_removed() returns trigger language plpgsql as $$ begin
+    update line_vector_sets set changes = changes + 1
+    where embedder_id = old.embedder_id and subject_id = old.subject_id;
+    return null;
+end $$;
+create trigger line_vectors_removed after delete on line_vectors
+    for each row execute function mneme_line_vectors_removed();
+create function mneme_line_deleted() returns trigger language plpgsql as $$ begin
+    delete from line_vectors where line_id = old.id;
+    return null;
+end $$;
+create trigger line_vectors_line_deleted after delete on lines
+    for each row execute function mneme_line_deleted();
+create function mneme_line_subject_erased() returns trigger language plpgsql as $$ begin
+    delete from line_vector_sets where subject_id = old.id;
+    return null;
+end $$;
+create trigger line_vectors_subject_erased after delete on subjects
+    for each row execute function mneme_line_subject_erased();
+"""
+
+CLOSENESS_0012 = f"""
+create table closeness(
+    id {ID},
+    subject_id bigint not null,
+    at double precision not null,
+    role {T} not null,
+    closeness double precision not null
+);
+create index closeness_subject on closeness(subject_id, id);
+"""
+
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
     "0002_mood_relations": MOOD_RELATIONS_0002,
@@ -282,6 +371,8 @@ STEPS: dict[str, str] = {
     "0004_vectors": VECTORS_0004,
     "0005_postings_levels": "",  # 0001's step already made the three levels
     "0006_transcript": TRANSCRIPT_0006,
+    "0012_closeness": CLOSENESS_0012,
+    "0013_line_index": LINE_INDEX_0013,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 
@@ -325,18 +416,18 @@ def migrate(conn: Any, where: str, now: float, plugged: tuple[Migration, ...] = 
     pending = check(conn, where, plugged)
     if not pending:
         return
-    for statement in statements(BASE):
-        conn.raw.execute(statement)
+    # A step's statements go to the server as one script (one round trip: a new database is made in
+    # ~0.1 s instead of ~0.16 s).
+    conn.raw.execute(BASE)
     core = {m.name for m in MIGRATIONS}
     for migration in pending:
         if migration.name in core:
             if migration.name not in STEPS:
                 raise SchemaError(f"this version has no PostgreSQL step for migration {migration.name}")
-            for statement in statements(STEPS[migration.name]):
-                conn.raw.execute(statement)
+            if STEPS[migration.name].strip():
+                conn.raw.execute(STEPS[migration.name])
         elif migration.postgres is not None:  # a plugin's, in PostgreSQL's words
-            for statement in statements(migration.postgres):
-                conn.raw.execute(statement)
+            conn.raw.execute(migration.postgres)
         else:  # a plugin's, in SQLite's words (`dialect` translates its tables)
             migration.apply(conn)
         conn.execute("insert into migrations(name, applied_at) values (?, ?)", (migration.name, now))

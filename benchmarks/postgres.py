@@ -1,0 +1,279 @@
+"""PostgreSQL beside SQLite (and the reference): recall at size, and many writers at once.
+
+1. Recall: one person with N notes (`notes.py`, the same notes as `recall.py`), brought into a new SQLite file
+   and a new PostgreSQL schema by one `import_data` each (the same rows on both; inserting 100,000 notes one
+   `remember()` at a time on a server would take most of an hour and measures nothing recall does); then
+   `--queries` recalls, median and p95 wall ms. The reference (mneme-llm 0.1.0, its own venv, see
+   `recall.py --install-reference`) runs its own worker from `recall.py` at the same sizes, on SQLite.
+2. Writers: `--procs` processes x `--tasks` asyncio tasks, each task its own person, for `--seconds`: a
+   turn is `aremember` then `arecall` of the same person. Turns per second (all processes), p50/p99 turn
+   latency, lost writes (acknowledged notes missing afterwards: must be 0), and leaks (a recall that showed
+   another person's note: must be 0).
+
+A PostgreSQL server is needed: `--url postgresql://...`, or one is started for the run as the tests do
+(`tests/pgserver.py`: Debian's PostgreSQL 15, fsync off, on loopback) and stopped at the end. The machine is
+whatever runs it: quote medians and ratios, and say how loaded it was.
+
+    python benchmarks/postgres.py                          # 10k and 100k recall, 4 x 8 writers for 60 s
+    python benchmarks/postgres.py --sizes 10000 --seconds 20 --no-reference
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this folder comes first on sys.path, where its concurrent.py would stand in for the
+# standard library's (asyncio imports it): the checkout's root takes its place.
+if sys.path and Path(sys.path[0]).resolve() == ROOT / "benchmarks":
+    sys.path[0] = str(ROOT)
+sys.path.append(str(ROOT / "tests"))  # pgserver, the tests' throwaway server
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from urllib.parse import quote  # noqa: E402
+
+from benchmarks.notes import make_notes, make_queries  # noqa: E402
+from benchmarks.recall import ms_stats, run_worker, usable  # noqa: E402
+
+SUBJECT = "discord:42"
+SPACE = "bench"
+REFERENCE_PYTHON = Path.home() / ".cache" / "mneme-bench" / "ref-venv" / "bin" / "python"
+
+
+def new_schema(base: str) -> str:
+    """A new, empty schema on the server, as a URL (dropped by `drop_schemas`)."""
+    import psycopg
+
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"create schema {name}")
+    return f"{base}{'&' if '?' in base else '?'}options={quote(f'-csearch_path={name}')}"
+
+
+def drop_schemas(base: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        names = [n for (n,) in conn.execute("select nspname from pg_namespace where nspname like 'bench_%'")]
+        for name in names:
+            conn.execute(f"drop schema {name} cascade")
+
+
+# -- 1. recall at size ---------------------------------------------------------------------------------------
+
+
+def export_of(n: int, now: float) -> dict:
+    notes = []
+    for i, note in enumerate(make_notes("en", n, seed=1, now=now)):
+        notes.append({"id": i + 1, "subject": SUBJECT, "created_at": now - (n - i), **note})
+    return {"mneme_bots": 1, "space": SPACE, "notes": notes}
+
+
+def recall_on(location: str, n: int, queries: list[str], now: float) -> dict:
+    from mneme_core import Mneme
+
+    data = export_of(n, now)
+    with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now) as m:
+        t = time.perf_counter()
+        added = m.import_data(data)
+        filled = time.perf_counter() - t
+    with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now) as m:
+        m.recall(SUBJECT, queries[0], log=False)
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            m.recall(SUBJECT, q, log=False)
+            times.append(time.perf_counter() - t)
+    median, p95 = ms_stats(times)
+    return {"notes": added, "fill_s": filled, "median_ms": median, "p95_ms": p95}
+
+
+def reference_recall(n: int, queries: int, workdir: str, now: float) -> dict | None:
+    why = usable("reference", str(REFERENCE_PYTHON))
+    if why is not None:
+        print(f"  the reference is left out: {why}", file=sys.stderr)
+        return None
+    args = argparse.Namespace(queries=queries, seed=1)
+    found = run_worker("reference", str(REFERENCE_PYTHON), "en", n, args, workdir, now)
+    if "error" in found:
+        return None
+    return {"median_ms": found["recall_median_ms"], "p95_ms": found["recall_p95_ms"]}
+
+
+# -- 2. many writers ----------------------------------------------------------------------------------------
+
+WRITER = """
+import asyncio, json, sys, time
+from mneme_core import Mneme
+
+location, proc, tasks, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+
+async def main():
+    m = Mneme(location, space="bench", max_notes=200_000)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    deadline = time.monotonic() + seconds
+    latencies, acknowledged, leaks = [], [], 0
+
+    async def task(t):
+        nonlocal leaks
+        person, i = f"p{proc}-{t}", 0
+        while time.monotonic() < deadline:
+            start = time.perf_counter()
+            note = await m.aremember(person, f"{person} said thing number {i} about gardens")
+            found = await m.arecall(person, f"thing number {i} gardens", log=False)
+            latencies.append(time.perf_counter() - start)
+            acknowledged.append([person, note.id])
+            leaks += sum(not n.text.startswith(person + " ") for n in found.notes)
+            i += 1
+
+    await asyncio.gather(*(task(t) for t in range(tasks)))
+    await m.aclose()
+    print(json.dumps({"latencies": latencies, "acknowledged": acknowledged, "leaks": leaks}), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def writers_on(location: str, procs: int, tasks: int, seconds: float) -> dict:
+    from mneme_core import Mneme
+
+    Mneme(location, space=SPACE).close()  # made and migrated before the writers start
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, location, str(p), str(tasks), str(seconds)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for p in range(procs)
+    ]
+    for proc in started:
+        assert proc.stdout.readline() == "ready\n"
+    t = time.perf_counter()
+    for proc in started:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    outs = [json.loads(proc.communicate(timeout=seconds + 300)[0].splitlines()[-1]) for proc in started]
+    wall = time.perf_counter() - t
+    latencies = sorted(x for out in outs for x in out["latencies"])
+    acknowledged = [(person, note_id) for out in outs for person, note_id in out["acknowledged"]]
+    with Mneme(location, space=SPACE, max_notes=200_000) as m:
+        kept = {(person, n.id) for person in {p for p, _ in acknowledged} for n in m.notes(person)}
+    lost = sum((person, note_id) not in kept for person, note_id in acknowledged)
+
+    def quantile(q: float) -> float:
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
+
+    return {
+        "turns": len(latencies),
+        "turns_per_s": len(latencies) / wall,
+        "p50_ms": quantile(0.50),
+        "p99_ms": quantile(0.99),
+        "lost": lost,
+        "leaks": sum(out["leaks"] for out in outs),
+    }
+
+
+# -- the run ------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="a PostgreSQL server to use (default: start one for the run)")
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--procs", type=int, default=4)
+    parser.add_argument("--tasks", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+
+    folder = None
+    base = args.url
+    if base is None:
+        import pgserver
+
+        base, folder = pgserver.start()
+    found: dict = {"load_before": os.getloadavg(), "recall": {}, "writers": {}}
+    now = time.time()
+    queries = make_queries("en", args.queries, seed=1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
+            for n in (int(s) for s in args.sizes.split(",") if s):
+                row = {}
+                for name, location in (
+                    ("sqlite", str(Path(work) / f"{n}.db")),
+                    ("postgresql", new_schema(base)),
+                ):
+                    print(f"· recall, {name}, {n:,} notes …", file=sys.stderr, flush=True)
+                    row[name] = recall_on(location, n, queries, now)
+                if not args.no_reference:
+                    print(f"· recall, reference, {n:,} notes …", file=sys.stderr, flush=True)
+                    row["reference"] = reference_recall(n, args.queries, work, now)
+                found["recall"][n] = row
+            for name, location in (
+                ("sqlite", str(Path(work) / "writers.db")),
+                ("postgresql", new_schema(base)),
+            ):
+                print(
+                    f"· writers, {name}: {args.procs} x {args.tasks} for {args.seconds:g} s …",
+                    file=sys.stderr,
+                )
+                found["writers"][name] = writers_on(location, args.procs, args.tasks, args.seconds)
+    finally:
+        drop_schemas(base)
+        if folder is not None:
+            pgserver.stop(folder)
+    found["load_after"] = os.getloadavg()
+    print(tables(found, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(found, indent=1))
+
+
+def tables(found: dict, args: argparse.Namespace) -> str:
+    out = [
+        f"load average {found['load_before'][0]:.1f} before, {found['load_after'][0]:.1f} after "
+        f"({os.cpu_count()} cores)",
+        "",
+        "| notes | SQLite median / p95 ms | PostgreSQL median / p95 ms | reference median / p95 ms "
+        "| PG / SQLite (median) | reference / PG (median) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n, row in found["recall"].items():
+        s, p, r = row["sqlite"], row["postgresql"], row.get("reference")
+        ref = f"{r['median_ms']:.2f} / {r['p95_ms']:.2f}" if r else "—"
+        out.append(
+            f"| {n:,} | {s['median_ms']:.2f} / {s['p95_ms']:.2f} | {p['median_ms']:.2f} / {p['p95_ms']:.2f} "
+            f"| {ref} | {p['median_ms'] / s['median_ms']:.2f}x "
+            f"| {(r['median_ms'] / p['median_ms']) if r else float('nan'):.2f}x |"
+        )
+    out += [
+        "",
+        f"{args.procs} processes x {args.tasks} tasks for {args.seconds:g} s (a turn: aremember + arecall):",
+        "",
+        "| backend | turns | turns/s | p50 ms | p99 ms | lost writes | leaks |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, w in found["writers"].items():
+        out.append(
+            f"| {name} | {w['turns']:,} | {w['turns_per_s']:.0f} | {w['p50_ms']:.1f} | {w['p99_ms']:.1f} "
+            f"| {w['lost']} | {w['leaks']} |"
+        )
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""Recall over the transcript: which of a person's lines to quote for this query, beside the notes.
+
+The note writer keeps what it judges worth keeping; the transcript keeps what was said. So a question about
+something said weeks ago can find the line even when no note was written of it. Lines have their own index
+(`transcript.index`) and their own budget (`Ask.lines` lines, `Ask.line_budget` characters), so they never
+take a note's place: curated notes keep every promise recall made of them.
+
+Evidence is the notes' (rare words, `idf` over the person's indexed lines, the weak cut, freshness from when
+the line was said). Two things are the transcript's own:
+
+- Context. A line is part of a conversation: the turn after "my sister Leah got engaged!" is "Yes, to
+  Marcus!", and the question "who is Leah engaged to?" shares nothing with the answer. So the person's
+  lines just before and after each strong match (in that conversation) count `BESIDE` of its score. On
+  the retrieval benchmark's dev set, this context lifted evidence found at 10 lines from 0.640 to 0.711
+  when it was tried on notes holding the turns (it was left out there: notes are curated, not a
+  conversation).
+- What the model already sees. The newest `Ask.shown_lines` lines of the conversation being answered are
+  in the model's context already (the bot gives them as messages): quoting them again would spend the
+  budget on nothing, so they are left out.
+
+Each recalled line carries why it was chosen ("matched: leah, engaged", "beside a match"), like a note.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from .. import text
+from ..meaning.vectors import LINES as LINE_VECTORS
+from ..memory import index, overview
+from ..memory import recall as notes_recall
+from ..memory.notes import subject_id
+from ..memory.recall import (
+    DAY,
+    FADED,
+    FUSION_K,
+    TRUSTED_Z,
+    WEAK,
+    Ask,
+    Reading,
+    Recall,
+    Trace,
+    nearest,
+    word_ranked,
+)
+from .lines import COLUMNS, Line, _line
+
+if TYPE_CHECKING:
+    from ..meaning.tiers import Placed
+
+__all__ = ["BESIDE", "RecalledLine", "choose", "rank"]
+
+BESIDE = 0.2  # what a strong match's neighbouring lines count, as a share of its score
+CONTEXT = 1  # lines on each side of a strong match that count as its context
+
+
+@dataclass(frozen=True)
+class RecalledLine:
+    """A line chosen from the transcript, its score, and why ("matched: leah", "beside a match")."""
+
+    line: Line
+    score: float
+    why: str
+    matched: tuple[str, ...] = ()
+
+
+@dataclass
+class _Candidate:
+    line_id: int
+    score: float
+    evidence: float
+    matched: tuple[str, ...]
+    beside: float = 0.0  # what neighbouring matches lent it
+    similar: float | None = None  # how far above the floor its similarity is, when meaning placed the query
+
+
+def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tuple[Recall, Trace | None]:
+    """What is remembered for one query (a transaction function: reads only): the notes
+    (`memory.recall.rank`), and the lines of the transcript beside them, each within its own budget."""
+    found, trace = notes_recall.rank(conn, ask, placed)
+    if ask.lines <= 0 or found.overview:
+        return found, trace
+    sid = subject_id(conn, ask.space, ask.subject)
+    if sid is None:
+        return found, trace
+    query_terms = ask.terms()
+    if not query_terms or overview.general(text.terms(ask.query)):
+        return found, trace
+    return replace(found, lines=choose(conn, ask, sid, query_terms, placed)), trace
+
+
+def choose(
+    conn: sqlite3.Connection, ask: Ask, sid: int, query_terms: list[str], placed: Placed | None = None
+) -> list[RecalledLine]:
+    """The person's lines for this query, best first, within `ask.lines` and `ask.line_budget`."""
+    if ask.lines <= 0 or not query_terms:
+        return []
+    (live,) = conn.execute("select lines from subjects where id = ?", (sid,)).fetchone()
+    if not live:
+        return []
+    shown = _shown(conn, ask)
+    where, narrow = ask.narrowed_lines("n.")
+    k = max(4 * ask.lines, 24) + len(shown)
+    reading = Reading(index.LINES, "lines", k, ask.now, ask.half_life_days, where, narrow, ask.period)
+    ranked, shares = word_ranked(conn, reading, sid, live, query_terms)
+    ranked = [row for row in ranked if row[0] not in shown]
+    best = max([evidence for _id, evidence, _hits, _score in ranked], default=0.0)
+    terms_of = [term for _id, term, _df, _take in shares]
+    found: dict[int, _Candidate] = {}
+    for line_id, evidence, hits, score in ranked:
+        if evidence < WEAK * best:
+            continue
+        hit = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
+        found[line_id] = _Candidate(line_id, score, evidence, tuple(terms_of[i] for i in hit))
+    similar: dict[int, float] = {}
+    if placed is not None and placed.weight is not None:  # a model that states its weight: rank fusion
+        similar, floor = nearest(conn, placed, sid, k, found, TRUSTED_Z, LINE_VECTORS)
+        similar = {i: sim - floor for i, sim in similar.items() if i not in shown}
+    lines = _read(conn, list(found | dict.fromkeys(similar)))
+    if similar:
+        _fuse(ask, found, similar, lines, placed.weight)
+    if not found:
+        return []
+    strongest = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))[: ask.lines]
+    for match in strongest:
+        line = lines.get(match.line_id)
+        if line is None:
+            continue
+        for near in _neighbours(conn, ask, sid, line):
+            if near in shown:
+                continue
+            entry = found.setdefault(near, _Candidate(near, 0.0, 0.0, ()))
+            entry.beside += BESIDE * match.score
+    lines |= _read(conn, [i for i in found if i not in lines])
+    return _fill(ask, found, lines)
+
+
+def _fuse(
+    ask: Ask, found: dict[int, _Candidate], similar: dict[int, float], lines: dict[int, Line], weight: float
+) -> None:
+    """The notes' rank fusion (`memory.recall`), for lines: a line's score is what its place among the strong
+    word matches and its place among the similar lines (above the floor, times freshness and the period's
+    boost) count."""
+    by_words = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))
+    by_meaning = sorted(
+        (i for i in similar if i in lines), key=lambda i: (-similar[i] * _factor(ask, lines[i].at), -i)
+    )
+    points = {c.line_id: 1.0 / (FUSION_K + place) for place, c in enumerate(by_words)}
+    for place, line_id in enumerate(by_meaning):
+        points[line_id] = points.get(line_id, 0.0) + weight / (FUSION_K + place)
+        found.setdefault(line_id, _Candidate(line_id, 0.0, 0.0, ()))
+    for line_id, candidate in found.items():
+        candidate.score = points.get(line_id, 0.0)
+        candidate.similar = similar.get(line_id)
+
+
+def _factor(ask: Ask, at: float) -> float:
+    fresh = 0.5 ** (max(0.0, ask.now - at) / DAY / ask.half_life_days)
+    return (FADED + (1 - FADED) * fresh) * ask.in_period(at)
+
+
+def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> list[RecalledLine]:
+    ordered = sorted(found.values(), key=lambda c: (-(c.score + c.beside), -c.line_id))
+    chosen: list[RecalledLine] = []
+    used = 0
+    for c in ordered:
+        line = lines.get(c.line_id)
+        if line is None:
+            continue
+        if len(chosen) >= ask.lines:
+            break
+        if chosen and used + len(line.text) > ask.line_budget:
+            continue
+        why = ", ".join(
+            part
+            for part in (
+                "matched: " + ", ".join(c.matched[:4]) if c.matched else "",
+                f"similar +{c.similar:.2f}" if c.similar is not None else "",
+                "beside a match" if c.beside and not c.matched and c.similar is None else "",
+            )
+            if part
+        )
+        chosen.append(RecalledLine(line, c.score + c.beside, why, c.matched))
+        used += len(line.text)
+    return chosen
+
+
+def _shown(conn: sqlite3.Connection, ask: Ask) -> set[int]:
+    """The newest lines of the conversation being answered: the model sees them already."""
+    if ask.conversation is None or ask.shown_lines <= 0:
+        return set()
+    rows = conn.execute(
+        "select id from lines where space = ? and conversation = ? order by id desc limit ?",
+        (ask.space, ask.conversation, ask.shown_lines),
+    )
+    return {row[0] for row in rows}
+
+
+_MINE = (
+    "(l.subject_id = :sid or (l.subject_id is null and exists "
+    "(select 1 from lines r where r.id = l.reply_to and r.subject_id = :sid)))"
+)
+
+
+def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line: Line) -> list[int]:
+    """The person's lines just before and just after this one, in its conversation."""
+    found = []
+    where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
+    for op, order in (("<", "desc"), (">", "asc")):
+        found += [
+            row[0]
+            for row in conn.execute(
+                f"select l.id from lines l where l.space = :space and l.conversation = :c and l.id {op} :id "
+                f"and l.addressed = 1 and {_MINE}{where} order by l.id {order} limit :n",
+                {
+                    "space": ask.space,
+                    "c": line.conversation,
+                    "id": line.id,
+                    "sid": sid,
+                    "n": CONTEXT,
+                    **narrow,
+                },
+            )
+        ]
+    return found
+
+
+def _read(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Line]:
+    if not ids:
+        return {}
+    rows = conn.execute(
+        f"select {COLUMNS} from lines l left join subjects s on s.id = l.subject_id "
+        "where l.id in (select value from json_each(?))",
+        (json.dumps(list(ids)),),
+    )
+    return {row[0]: _line(row) for row in rows}
