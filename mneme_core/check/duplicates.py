@@ -58,6 +58,12 @@ def _replace(phase_subject: str, keep: Note, drop: list[Note], problem: str, con
     return Finding("duplicates", phase_subject, ids, problem, fix, confidence, by)
 
 
+def _says(drop: list[Note], keep: Note, may: str = "") -> str:
+    """ "#3 says what #2 says", "#3, #4 may say what #2 says": our words, never a note's."""
+    verb = "say" if may or len(drop) > 1 else "says"
+    return f"{', '.join(f'#{n.id}' for n in drop)} {may}{verb} what #{keep.id} says"
+
+
 def _same_text(run: Run, person: Person, fresh: set[int]) -> list[Finding]:
     groups: dict[str, list[Note]] = defaultdict(list)
     for note in person.notes:
@@ -73,10 +79,7 @@ def _same_text(run: Run, person: Person, fresh: set[int]) -> list[Finding]:
         confidence = 1.0 if exact else 0.97
         if len({n.key for n in group if n.key}) > 1:
             confidence -= 0.1
-        others = ", ".join(f"#{n.id}" for n in drop)
-        found.append(
-            _replace(person.subject, keep, drop, f"{others} say what #{keep.id} says", confidence, WORDS)
-        )
+        found.append(_replace(person.subject, keep, drop, _says(drop, keep), confidence, WORDS))
         run.flagged.update(n.id for n in drop)
     return found
 
@@ -159,8 +162,9 @@ async def _judged(
                 unjudged += [n.id for n in notes if n.id > mark]
                 keep = best(notes)
                 drop = [n for n in notes if n is not keep]
-                problem = f"{', '.join(f'#{n.id}' for n in drop)} may say what #{keep.id} says"
-                outcome.findings.append(_replace(subject, keep, drop, problem, confidence, by))
+                outcome.findings.append(
+                    _replace(subject, keep, drop, _says(drop, keep, "may "), confidence, by)
+                )
             continue
         answered: set[int] = set()
         for item in items:
@@ -174,7 +178,7 @@ async def _judged(
             chosen = note_id(item.get("keep"))
             keep = notes[chosen] if chosen in {n.id for n in same} else best(same)
             drop = [n for n in same if n is not keep]
-            problem = f"{', '.join(f'#{n.id}' for n in drop)} say what #{keep.id} says"
+            problem = _says(drop, keep)
             confidence = unit(item.get("confidence"), 0.8)
             outcome.findings.append(_replace(subject, keep, drop, problem, confidence, MODEL))
             run.flagged.update(n.id for n in drop)
@@ -199,7 +203,8 @@ async def find(run: Run) -> Outcome:
         for notes, confidence, by in clusters:
             keep = best(notes)
             drop = [n for n in notes if n is not keep]
-            problem = f"{', '.join(f'#{n.id}' for n in drop)} may say what #{keep.id} says"
-            outcome.findings.append(_replace(person.subject, keep, drop, problem, confidence, by))
+            outcome.findings.append(
+                _replace(person.subject, keep, drop, _says(drop, keep, "may "), confidence, by)
+            )
     outcome.mark = run.mark_below(unjudged)
     return outcome

@@ -116,6 +116,6 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config, space_given=given)
 
 
-from . import bot, config, notes, people, tools  # noqa: E402  (each registers its commands on `main`)
+from . import bot, check, config, notes, people, tools  # noqa: E402  (each registers its commands on `main`)
 
-__all__ = ["Refused", "bot", "config", "echo_json", "main", "notes", "people", "tools"]
+__all__ = ["Refused", "bot", "check", "config", "echo_json", "main", "notes", "people", "tools"]
