@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .check import PHASES, CheckOptions, CheckResult, records
 from .check.run import check as run_check
+from .config.checks import boolean
 from .decide import run
 from .errors import InvalidType, InvalidValue, describe
 from .memory.note import count_of, subject_of
@@ -22,7 +23,7 @@ from .memory.note import count_of, subject_of
 if TYPE_CHECKING:
     from .mneme import Complete
 
-__all__ = ["CheckVerbs"]
+__all__ = ["CheckVerbs", "confidence_of"]
 
 
 def _phases(value: object) -> tuple[str, ...]:
@@ -35,6 +36,13 @@ def _phases(value: object) -> tuple[str, ...]:
     return phases
 
 
+def confidence_of(name: str, value: object) -> float:
+    """A confidence a fix must reach: a number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidValue(f"{name} is a number from 0 to 1, not {describe(value)}")
+    return float(value)
+
+
 def _options(
     subject: object,
     phases: object,
@@ -45,10 +53,7 @@ def _options(
     timeout: object,
 ) -> CheckOptions:
     for name, flag in (("full", full), ("fix", fix)):
-        if not isinstance(flag, bool):
-            raise InvalidType(f"{name} is true or false, not {describe(flag)}")
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1:
-        raise InvalidValue(f"confidence is a number from 0 to 1, not {describe(confidence)}")
+        boolean(name, flag)
     number = isinstance(timeout, int | float) and not isinstance(timeout, bool)
     if not number or not math.isfinite(timeout) or timeout <= 0:  # type: ignore[arg-type]
         raise InvalidValue(f"timeout is a number of seconds above 0, not {describe(timeout)}")
@@ -58,7 +63,7 @@ def _options(
         budget=count_of("budget", budget),
         full=full,  # type: ignore[arg-type]
         fix=fix,  # type: ignore[arg-type]
-        confidence=float(confidence),
+        confidence=confidence_of("confidence", confidence),
         timeout=float(timeout),  # type: ignore[arg-type]
     )
 

@@ -4,7 +4,8 @@ In three steps, each within one person's live notes, each pairing a note new sin
 other:
 
 1. The same text once case, compatibility forms, spacing and punctuation are folded away: certain (1.0;
-   0.97 when only punctuation differs; 0.1 less when the two carry different keys). The write rules already
+   0.97 when punctuation differs; 0.05 less when the two carry different keys, which is how the same text
+   gets in twice through `remember`: under one key, or none, it is one note). The write rules already
    keep the same text from being written twice under one key; this finds what came in by other paths
    (imports, two keys, two processes).
 2. Near-duplicates by words: the rare words two notes share, weighted by rarity (`context.Words`), at least
@@ -78,7 +79,7 @@ def _same_text(run: Run, person: Person, fresh: set[int]) -> list[Finding]:
         exact = len({text.fold(n.text) for n in group}) == 1
         confidence = 1.0 if exact else 0.97
         if len({n.key for n in group if n.key}) > 1:
-            confidence -= 0.1
+            confidence -= 0.05
         found.append(_replace(person.subject, keep, drop, _says(drop, keep), confidence, WORDS))
         run.flagged.update(n.id for n in drop)
     return found
