@@ -268,7 +268,7 @@ async def main() -> None:
         print(json.dumps({k: {**v, "result": v["result"].as_dict()} for k, v in runs.items()}, indent=1))
         return
     print(f"planted: {', '.join(f'{phase} {n}' for phase, n in counts.items())} (200 notes, 4 people)\n")
-    print("| mode | calls | " + " | ".join(PHASES) + " | fixed at 0.9 (false) | time |")
+    print("| mode | calls | " + " | ".join(PHASES) + " | fixed at 0.9 (false) | time (one run) |")
     print("|---|---:|" + "---:|" * len(PHASES) + "---:|---:|")
     for name, run in runs.items():
         table = run["table"]

@@ -13,40 +13,23 @@ from pathlib import Path
 import loopback
 import pytest
 from click.testing import CliRunner, Result
+from test_cli_meaning import SPACE, environment, ok  # noqa: F401  (its autouse fixture: the openai plugin, no proxy)
 
 from mneme_core import Mneme
 from mneme_core.cli import main
 from mneme_core.prompts import PROMPTS
 
 S = "telegram:7"
-SPACE = "mio"
-
-
-@pytest.fixture(autouse=True)
-def environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEME_LOAD_PLUGINS", "openai")
-    for name in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(name, "127.0.0.1,localhost")
-    for name in ("MNEME_DB", "MNEME_SPACE", "MNEME_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
 def run(db_path: Path):
     runner = CliRunner()
 
-    def invoke(*args: str, config: Path | None = None) -> Result:
-        where = ["--db", str(db_path), "--space", SPACE]
-        if config is not None:
-            where += ["--config", str(config)]
-        return runner.invoke(main, [*where, *args])
+    def invoke(*args: str) -> Result:
+        return runner.invoke(main, ["--db", str(db_path), "--space", SPACE, *args])
 
     return invoke
-
-
-def ok(result: Result) -> str:
-    assert result.exit_code == 0, (result.output, result.exception)
-    return result.stdout
 
 
 @pytest.fixture
