@@ -165,6 +165,18 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config, space_given=given)
 
 
-from . import bot, config, notes, people, tools, web  # noqa: E402  (each registers its commands on `main`)
+from . import bot, check, config, notes, people, tools, web  # noqa: E402  (each registers its commands on `main`)
 
-__all__ = ["Refused", "bot", "config", "echo_json", "main", "notes", "one_line", "people", "tools", "web"]
+__all__ = [
+    "Refused",
+    "bot",
+    "check",
+    "config",
+    "echo_json",
+    "main",
+    "notes",
+    "one_line",
+    "people",
+    "tools",
+    "web",
+]
