@@ -7,7 +7,8 @@ runs on a worker thread, so a bot's event loop keeps answering while a big memor
 a short write transaction of its own.
 
 An incremental run (the default) looks at what each phase has not judged yet; a full run at everything. A
-run about one person never moves the space's marks (the others were not looked at). `fix=True` applies the
+run about one person never moves the space's marks (the others were not looked at), and neither does a run
+that only looks (no `fix`): `mneme check` and then `mneme check --fix` fix what the first one showed. `fix=True` applies the
 findings at or above `confidence`, in phase order (a later finding whose notes an earlier fix changed is
 stale and left alone); a finding whose fix someone undid before is not reported again.
 """
@@ -197,7 +198,7 @@ async def _run(
         )
         if outcome.ran:
             moved[phase] = mark
-    if options.subject is None and moved:
+    if options.subject is None and options.fix and moved:
         await store.awrite(records.set_marks, space, moved, clock())
     fixed: list[int] = []
     stale = 0
