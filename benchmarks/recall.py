@@ -27,6 +27,15 @@ rates, so > 1 means ours is better.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where its concurrent.py would stand in for the
+# standard library's (asyncio imports it): the checkout's root takes its place, and notes.py is imported
+# as benchmarks.notes.
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
 import argparse
 import asyncio
 import itertools
@@ -37,15 +46,10 @@ import resource
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-try:
-    from notes import make_notes, make_queries
-except ImportError:  # imported as benchmarks.recall
-    from benchmarks.notes import make_notes, make_queries
+from benchmarks.notes import make_notes, make_queries
 
 SUBJECT = "discord:42"
 MARK = "@@mneme-bench@@ "

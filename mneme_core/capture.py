@@ -12,8 +12,14 @@ Plans are dated for the day they happen: the note's `date` (YYYY-MM-DD, noon in 
 a day written in its text ("on 9月17日", "Sept 17": the next such day from today). An episode takes its
 `date` too; a fact or a preference has none.
 
-`parse_notes` and `parse_card` never raise: a reply that holds nothing usable (a refusal, prose, garbage)
-gives no notes and no card.
+Consolidation: the writer is also shown the person's notes closest to the exchange (`offered`: at most 12,
+in 3000 characters), each with its id, and says per fact ADD, UPDATE #id, CONTRADICTS #id or SKIP #id
+(`memory.consolidate` applies them). `parse_actions` checks every id against the ones offered: an id never
+shown, one used twice, an unknown action or an UPDATE without text is refused (counted, never applied). A
+plain list of notes, the answer before consolidation, is read as ADDs.
+
+`parse_notes`, `parse_actions` and `parse_card` never raise: a reply that holds nothing usable (a refusal,
+prose, garbage) gives no notes and no card.
 
 The profile writer (`reflect`) turns a person's notes into a short impression, the card shown above the
 notes in the prompt block: one line of at most 1200 characters.
@@ -23,7 +29,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
@@ -32,7 +39,8 @@ from .decide import json_reply
 from .decide.prompt import clip_middle
 from .decide.questions import Predicate
 from .errors import InvalidType, InvalidValue, describe
-from .memory.note import NoteFields
+from .memory.consolidate import ADD, OPS, SKIP, Action
+from .memory.note import Note, NoteFields
 from .messages import fill
 from .prompting import CARD_LIMIT
 from .prompts import PROMPTS
@@ -41,6 +49,9 @@ __all__ = [
     "CARD_LIMIT",
     "WORTH",
     "WRITER_INPUT",
+    "Parsed",
+    "offered",
+    "parse_actions",
     "parse_card",
     "parse_notes",
     "reflect_messages",
@@ -56,10 +67,14 @@ WRITER_INPUT = 12000  # characters of exchange the note writer sees (the head an
 REFLECT_INPUT = 12000  # characters of notes the profile writer sees
 EXISTING_LIMIT = 40  # notes already kept, shown to the note writer so it does not repeat them
 NOTE_LINE = 300
+OFFERED_LIMIT = 12  # notes closest to the exchange shown with their ids, to ADD / UPDATE / SKIP against
+OFFERED_CHARS = 3000
 SOURCE = "auto"
 DATED = frozenset({"plan", "episode"})
 _LABEL = re.compile(r"^(?:impression|profile|card)\s*[:：]\s*", re.IGNORECASE)
 _NOTHING = frozenset({"", "none", "n/a", "null", "无"})
+_ACTION = re.compile(r"\s*([A-Za-z]+)\s*(?:#?\s*(\d+))?\s*")
+_ID = re.compile(r"\s*#?\s*(\d{1,18})\s*")
 
 
 def worth_question(prompts: Mapping[str, str] = PROMPTS) -> Predicate:
@@ -96,6 +111,23 @@ def _lines(notes: Sequence[str], limit: int, budget: int) -> list[str]:
     return lines
 
 
+def offered(known: Sequence[Note]) -> list[Note]:
+    """The notes the writer is shown with their ids: the first `OFFERED_LIMIT` that fit `OFFERED_CHARS`."""
+    chosen: list[Note] = []
+    budget = OFFERED_CHARS
+    for note in known:
+        budget -= len(_known_line(note)) + 1
+        if len(chosen) >= OFFERED_LIMIT or budget < 0:
+            break
+        chosen.append(note)
+    return chosen
+
+
+def _known_line(note: Note) -> str:
+    about = note.kind + (f", {note.key}" if note.key else "")
+    return f"#{note.id} ({about}) {text.one_line(note.text, NOTE_LINE)}"
+
+
 def writer_messages(
     exchange_text: str,
     *,
@@ -103,11 +135,13 @@ def writer_messages(
     companion_name: object,
     language: str | None,
     existing: Sequence[str] = (),
+    known: Sequence[Note] = (),
     prompts: Mapping[str, str] = PROMPTS,
     now: float | None = None,
     zone: tzinfo | None = None,
 ) -> tuple[str, str]:
-    """The note writer's (system, user) messages. `existing`: the notes already kept (most relevant first);
+    """The note writer's (system, user) messages. `known`: the notes closest to the exchange, shown with
+    their ids (see `offered`); `existing`: texts of notes already kept, without ids (most relevant first);
     `now` and `zone` tell the writer today's date, so it can date "next Friday"."""
     if not isinstance(exchange_text, str) or text.is_blank(exchange_text):
         raise InvalidValue("the note writer needs an exchange with something said in it")
@@ -115,6 +149,12 @@ def writer_messages(
     names["today"] = today(now, zone) if now is not None else "not known"
     system = fill(prompts.get("note_writer") or PROMPTS["note_writer"], names)
     parts = []
+    if known:
+        parts.append(
+            f"Already remembered about {names['user']}, with their ids (SKIP #id what one already says, "
+            "UPDATE #id one this exchange changes, CONTRADICTS #id one it makes untrue):\n"
+            + "\n".join(_known_line(note) for note in known)
+        )
     kept = _lines(existing, EXISTING_LIMIT, WRITER_INPUT // 2)
     if kept:
         parts.append(
@@ -130,9 +170,10 @@ def _items(reply: object) -> list[Any]:
         if isinstance(found, list) and (not found or any(isinstance(i, dict | str) for i in found)):
             return found
         if isinstance(found, dict):
-            if isinstance(found.get("notes"), list):
-                return found["notes"]
-            if isinstance(found.get("text"), str):
+            for name in ("notes", "actions"):
+                if isinstance(found.get(name), list):
+                    return found[name]
+            if isinstance(found.get("text"), str) or "action" in found:
                 return [found]
     return []
 
@@ -183,6 +224,105 @@ def parse_notes(reply: object, *, now: float, zone: tzinfo | None = None, limit:
         seen.add(text.fold(fields.text))
         notes.append(fields)
     return notes
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A note writer's answer, checked: the actions to apply, and why each refused item was refused."""
+
+    actions: list[Action] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _id_of(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and (found := _ID.fullmatch(value)):
+        return int(found[1])
+    return None
+
+
+def _op_of(item: object) -> tuple[str | None, int | None]:
+    """The action an item names ("UPDATE", "update #12", none: ADD) and the id it gives, if any."""
+    if not isinstance(item, Mapping):
+        return ADD, None
+    said = item.get("action", item.get("op"))
+    target = _id_of(item.get("id"))
+    if said is None:
+        return ADD, target
+    found = _ACTION.fullmatch(said) if isinstance(said, str) else None
+    if found is None or found[1].upper() not in OPS:
+        return None, target
+    if found[2] is not None:
+        target = target if target is not None else int(found[2])
+    return found[1].upper(), target
+
+
+def parse_actions(
+    reply: object,
+    *,
+    offered: Collection[int],
+    now: float,
+    zone: tzinfo | None = None,
+    limit: int = 3,
+) -> Parsed:
+    """A note writer's answer as checked actions: at most `limit` that write (SKIPs do not count), each id
+    one of `offered`, each used once, each text once; the rest refused with the reason."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidValue(f"limit is a whole number of notes, 0 or more, not {describe(limit)}")
+    parsed = Parsed()
+    used: set[int] = set()
+    seen: set[str] = set()
+    for item in _items(reply):
+        op, target = _op_of(item)
+        if op is None:
+            said = item.get("action", item.get("op"))  # type: ignore[union-attr]
+            parsed.refused.append(f"an unknown action: {text.one_line(said, 40)}")
+            continue
+        if op != ADD and (target is None or target not in offered):
+            parsed.refused.append(f"{op} of {'no id' if target is None else f'#{target}, never offered'}")
+            continue
+        if op != ADD and target in used:
+            parsed.refused.append(f"{op} of #{target}, which an earlier action took")
+            continue
+        if op == SKIP:
+            used.add(target)  # type: ignore[arg-type]
+            parsed.actions.append(Action(SKIP, target))
+            continue
+        if sum(1 for a in parsed.actions if a.op != SKIP) >= limit:
+            parsed.refused.append(f"{op} past the limit of {limit} notes")
+            continue
+        try:
+            row = _row(item, now, zone)
+            fields = NoteFields.lenient(row) if row is not None else None
+        except (ValueError, TypeError, OverflowError) as err:  # a model's odd value drops its item, not all
+            fields = None
+            log.info("a written note was dropped: %s", err)
+        if fields is None or text.fold(fields.text) in seen:
+            parsed.refused.append(f"{op} {'with no text' if fields is None else 'of a text given twice'}")
+            continue
+        seen.add(text.fold(fields.text))
+        if op != ADD:
+            used.add(target)  # type: ignore[arg-type]
+        parsed.actions.append(Action(op, None if op == ADD else target, fields, _kept(item, fields)))
+    return parsed
+
+
+def _kept(item: object, fields: NoteFields) -> frozenset[str]:
+    """What an UPDATE keeps of the old note: the fields the writer did not give."""
+    given = item if isinstance(item, Mapping) else {}
+    kept = set()
+    if fields.kind is None:
+        kept.add("kind")
+    try:
+        float(given.get("importance"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not given, or nothing the lenient check could read
+        kept.add("importance")
+    if fields.happened_at is None:
+        kept.add("happened_at")
+    return frozenset(kept)
 
 
 def reflect_messages(

@@ -36,6 +36,7 @@ class CompanionVerbs:
     meaning: Any
     tiers: Any
     plugins: Any
+    check_counts: Any
 
     # -- observing ------------------------------------------------------------------------------------
 
@@ -99,8 +100,11 @@ class CompanionVerbs:
 
     def report(self) -> dict[str, Any]:
         """What each decision tier answered, abstained on or failed, what observe did, and (with any meaning
-        tier) which tier placed each query (`meaning.fallthrough`)."""
+        tier) which tier placed each query (`meaning.fallthrough`), and what this process's health checks
+        found (`check`)."""
         found = {"decisions": self.decider.report(), "observe": self.observer.report()}
+        if self.check_counts:
+            found["check"] = dict(self.check_counts)
         meaning = self.tiers.report()
         if meaning is not None:
             found["meaning"] = meaning

@@ -332,3 +332,33 @@ def stamp(ts: float, zone: tzinfo | None = None) -> str:
     """The local time of `ts` as "YYYY-MM-DD HH:MM", for listings."""
     moment = local(ts, zone)
     return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
+
+
+_DAILY = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
+_EVERY = re.compile(r"(\d+(?:\.\d+)?)\s*([hm])")
+SCHEDULE_RULE = '"HH:MM" (daily, in the companion\'s zone), "6h" or "30m" (between runs), or "off"'
+
+
+def schedule(value: object, what: str = "a schedule") -> tuple[float | None, tuple[int, int] | None] | None:
+    """A schedule as written in a config: (seconds between runs, None), (None, (hour, minute)) for a time
+    each day, or None for "off"; anything else is refused naming what is allowed."""
+    if not isinstance(value, str):
+        raise InvalidType(f"{what} is a string, {SCHEDULE_RULE}, not {type(value).__name__}")
+    said = value.strip().lower()
+    if said == "off":
+        return None
+    if daily := _DAILY.fullmatch(said):
+        return None, (int(daily[1]), int(daily[2]))
+    every = _EVERY.fullmatch(said)
+    if every is None or float(every[1]) <= 0:
+        raise InvalidValue(f"{what} is {SCHEDULE_RULE}, not {value!r}")
+    return float(every[1]) * (3600.0 if every[2] == "h" else 60.0), None
+
+
+def next_daily(now: float, hour: int, minute: int, zone: tzinfo | None = None) -> float:
+    """The next moment after `now` whose wall clock in the zone reads hour:minute."""
+    today = local(now, zone)
+    at = today.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if at.timestamp() <= now:
+        at = (today + timedelta(days=1)).replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return at.timestamp()

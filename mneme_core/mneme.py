@@ -19,11 +19,14 @@ import os
 import time
 import warnings
 import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from . import dates, periods, relations, text, tools, transcript, transfer
+from .check import records as check_records
+from .checking import CheckVerbs
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .config import mneme_llm as mneme_llm_config
@@ -64,7 +67,7 @@ def _query(value: object) -> str:
     return text.clean(value)
 
 
-class Mneme(CompanionVerbs):
+class Mneme(CompanionVerbs, CheckVerbs):
     """Memory for one companion (a space) in one SQLite file, or on a PostgreSQL server.
 
     `Mneme("companion.db", space="dafeiyu")`, `Mneme("postgresql://mio@db.example/mneme", space=...)`; with
@@ -176,6 +179,7 @@ class Mneme(CompanionVerbs):
         judge = Prompt(complete, system=self.prompts["judge"])
         self.decider = Chain(*self.decision_tiers, judge, name="decisions", clock=clock)
         self.observer = Observer(self)
+        self.check_counts: Counter[str] = Counter()
         self.recall_log = RecallLog(self.store)
         self.transcript = Transcript(self.store, space, clock)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
@@ -885,8 +889,10 @@ def _kinds(kinds: object) -> tuple[str, ...] | None:
 
 
 def _erase(conn: Any, space: str, subject: str) -> int:
-    """A person's lines and waiting exchanges, then everything else about them (`notes.erase`)."""
+    """A person's lines, waiting exchanges and health-check records, then everything else about them
+    (`notes.erase`)."""
     transcript.erase(conn, space, subject)
+    check_records.erase(conn, space, subject)
     return notes.erase(conn, space, subject)
 
 

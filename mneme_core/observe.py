@@ -5,7 +5,10 @@ scheduled duty), asks the decision chain three questions in one request (how the
 strongest feeling; whether anything is worth keeping), moves the mood by the *expected* answers (an unsure
 judge moves it little) weighted by how close the person is, and, when something is worth keeping, asks the
 note writer for at most a few one-sentence notes, which are validated like any other note and written in
-one transaction under the daily quota. Only an exchange the person started (`source="user"`) is asked
+one transaction under the daily quota. The note writer is shown the person's notes closest to the exchange
+(recalled by words and, with an embedder, by meaning) with their ids, and says per fact ADD, UPDATE #id,
+CONTRADICTS #id or SKIP #id in the same single call (`memory.consolidate`); an id it was never shown is
+refused. Only an exchange the person started (`source="user"`) is asked
 whether it is worth keeping: the companion's own outreach and its duties judge the mood alone.
 
 Faults never pass silently and never half-write: a judge that fails or talks nonsense leaves its questions
@@ -18,9 +21,8 @@ judged or written.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import capture as writer
@@ -28,8 +30,9 @@ from . import relations
 from .decide import Chain, Prompt, acomplete
 from .errors import InvalidType, InvalidValue, describe
 from .exchange import FEELING, MOOD_CHANGE, SOURCES, as_text, frame, judge_questions
-from .memory import notes
-from .memory.note import NoteFields, subject_of
+from .memory import consolidate, notes
+from .memory.consolidate import Action, Applied
+from .memory.note import subject_of
 from .mood import Judgement, MoodEvent
 from .mood import moods as mood_store
 
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WRITER_TIMEOUT = 60.0
+KNOWN_CHARS = 3000  # what the recall for the note writer may take, before `capture.offered` trims it
 
 
 @dataclass(frozen=True)
@@ -51,18 +55,8 @@ class Observation:
     worth: float | None = None
     error: str = ""
     skipped: bool = False
-
-
-def keep_all(
-    conn: sqlite3.Connection,
-    space: str,
-    subject: str,
-    written: list[NoteFields],
-    now: float,
-    rules: notes.Rules,
-) -> list[tuple[str, Note | None]]:
-    """Write a writer's notes in one transaction: all of them, or (on a fault) none."""
-    return [notes.keep(conn, space, subject, fields, now, rules) for fields in written]
+    actions: list[Applied] = field(default_factory=list)
+    """What became of each fact the note writer gave (ADD, UPDATE, CONTRADICTS, SKIP)."""
 
 
 class Observer:
@@ -149,11 +143,12 @@ class Observer:
         if mood and (MOOD_CHANGE in answers or FEELING in answers):
             event = await self._move(subject, said, answers, source, user_name, now)
         worth = answers.get(writer.WORTH)
-        kept: list[Note] = []
+        applied: list[Applied] = []
         if capture and (worth is None or worth.probability >= gate):
-            kept, writer_error = await self._write(subject, said, user_name, complete)
+            applied, writer_error = await self._write(subject, said, user_name, complete)
             error = "; ".join(e for e in (error, writer_error) if e)
-        return Observation(event, kept, None if worth is None else worth.probability, error)
+        probability = None if worth is None else worth.probability
+        return Observation(event, _written(applied), probability, error, actions=applied)
 
     async def _move(
         self, subject: str, said: str, answers: dict[str, Any], source: str, user_name: str, now: float
@@ -181,21 +176,23 @@ class Observer:
 
     async def _write(
         self, subject: str, said: str, user_name: str, complete: Complete | None
-    ) -> tuple[list[Note], str]:
-        """The note writer's notes for an exchange, kept; (notes, what went wrong or "")."""
+    ) -> tuple[list[Applied], str]:
+        """The note writer's answer for an exchange, applied against the notes it was shown; (what became
+        of each fact, what went wrong or "")."""
         m = self.m
         complete = complete or m.complete
         if complete is None:
             self.counts["no note writer"] += 1
             return [], ""
         now = m._now()
-        known = await m.arecall(subject, said, log=False)
+        recalled = await m.arecall(subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False)
+        shown = writer.offered([r.note for r in recalled.chosen])
         system, user = writer.writer_messages(
             said,
             user_name=user_name,
             companion_name=m.settings.companion_name,
             language=m.memory_language,
-            existing=[r.note.text for r in known.chosen],
+            known=shown,
             prompts=m.prompts,
             now=now,
             zone=m.settings.zone,
@@ -206,16 +203,43 @@ class Observer:
             log.warning("the note writer failed for %s: %s", subject, err)
             self.counts["writer failed"] += 1
             return [], f"note writer: {err}"
-        written = writer.parse_notes(reply, now=now, zone=m.settings.zone)
-        if not written:
+        parsed = writer.parse_actions(reply, offered={n.id for n in shown}, now=now, zone=m.settings.zone)
+        if parsed.refused:
+            refused = "; ".join(parsed.refused)
+            log.info("the note writer's answer for %s had refused parts: %s", subject, refused)
+            self.counts["writer refused"] += len(parsed.refused)
+        actions = await self._vetted(subject, parsed.actions)
+        if not actions:
             self.counts["writer wrote nothing"] += 1
             return [], ""
-        written = await m._filtered(subject, written)
-        outcomes = await m.store.awrite(keep_all, m.space, subject, written, m._now(), m._rules)
-        kept = [note for outcome, note in outcomes if note is not None and outcome != notes.KNOWN]
-        self.counts["notes written"] += len(kept)
-        self.counts["notes over quota"] += sum(1 for outcome, _ in outcomes if outcome == notes.OVER_QUOTA)
-        return kept, ""
+        applied = await m.store.awrite(consolidate.apply, m.space, subject, actions, m._now(), m._rules)
+        self._count(applied)
+        return applied, ""
+
+    async def _vetted(self, subject: str, actions: list[Action]) -> list[Action]:
+        """Plugins may veto or rewrite each fact on its way in (`filter_note`); a SKIP writes nothing."""
+        vetted = []
+        for action in actions:
+            if action.fields is None:
+                vetted.append(action)
+            elif passed := await self.m._filtered(subject, [action.fields]):
+                vetted.append(replace(action, fields=passed[0]))
+        return vetted
+
+    def _count(self, applied: list[Applied]) -> None:
+        for done in applied:
+            if done.outcome in (notes.KEPT, notes.REPLACED):
+                self.counts["notes written"] += 1
+            elif done.outcome == notes.UPDATED:
+                self.counts["notes updated"] += 1
+            elif done.outcome == consolidate.CONTRADICTED:
+                self.counts["notes contradicted"] += 1
+            elif done.outcome == notes.OVER_QUOTA:
+                self.counts["notes over quota"] += 1
+            elif done.outcome == notes.NO_SUCH_NOTE:
+                self.counts["writer target gone"] += 1
+            else:
+                self.counts["notes known"] += 1
 
     async def capture(
         self,
@@ -228,8 +252,8 @@ class Observer:
         subject = subject_of(subject)
         _callable_or_none(complete)
         said = as_text(exchange, user_name, self.m.settings.companion_name)
-        kept, _error = await self._write(subject, said, user_name, complete)
-        return kept
+        applied, _error = await self._write(subject, said, user_name, complete)
+        return _written(applied)
 
     async def reflect(
         self,
@@ -267,6 +291,12 @@ class Observer:
         await m.store.awrite(notes.set_profile, m.space, subject, card, m._now())
         self.counts["reflected"] += 1
         return card
+
+
+def _written(applied: list[Applied]) -> list[Note]:
+    """The notes an answer wrote: new ones, new versions and the facts that replaced contradicted ones."""
+    wrote = (notes.KEPT, notes.REPLACED, notes.UPDATED, consolidate.CONTRADICTED)
+    return [done.note for done in applied if done.note is not None and done.outcome in wrote]
 
 
 def _callable_or_none(complete: object) -> Any:

@@ -72,6 +72,9 @@ BOTH_BACKENDS = {
     "test_people.py",
     "test_centroids.py",
     "test_meaning.py",
+    "test_check.py",
+    "test_consolidate.py",
+    "test_chores.py",
 }
 
 

@@ -1,12 +1,14 @@
-"""A throwaway PostgreSQL server for the tests: `initdb` into a temporary folder, `pg_ctl start` on a free
-loopback port, stopped and removed afterwards. `.ci/run` starts one with `python3 tests/pgserver.py start`
-(and stops it with `stop FOLDER`); `conftest.py` starts one itself when `MNEME_TEST_POSTGRES` is not set
-and the server's programs are installed (Debian's `postgresql-15`: /usr/lib/postgresql/15/bin).
+"""A throwaway PostgreSQL server for the tests: `initdb` into a temporary folder, `pg_ctl start` listening
+on a unix socket in that folder only, stopped and removed afterwards. `.ci/run` starts one with
+`python3 tests/pgserver.py start` (and stops it with `stop FOLDER`); `conftest.py` starts one itself when
+`MNEME_TEST_POSTGRES` is not set and the server's programs are installed (Debian's `postgresql-15`:
+/usr/lib/postgresql/15/bin).
 
 PostgreSQL refuses to run as root, so as root the folder is made for the `postgres` user and every program
-runs as that user (`runuser`). Local connections trust; TCP asks for the password (scram), so a test can
-try wrong credentials. Durability is off (`fsync=off`): a test server that crashes is thrown away anyway.
-Standard library only: `.ci/run` calls it before any virtual environment exists.
+runs as that user (`runuser`). The socket is the server's only door (no TCP port another program on the
+machine could take over) and it asks for the password (scram), so a test can try wrong credentials.
+Durability is off (`fsync=off`): a test server that crashes is thrown away anyway. Standard library only:
+`.ci/run` calls it before any virtual environment exists.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,12 +40,6 @@ def _as_server_user(args: list[str]) -> list[str]:
     return ["runuser", "-u", USER, "--", *args] if os.geteuid() == 0 else args
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start() -> tuple[str, str]:
     """Start a server; returns (its URL, its folder)."""
     bin_ = bindir()
@@ -64,22 +59,22 @@ def start() -> tuple[str, str]:
     subprocess.run(
         _as_server_user(
             [
-                *(f"{bin_}/initdb", "-D", data, "-U", USER, f"--pwfile={pwfile}", "--auth-local=trust"),
-                *("--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"),
+                *(f"{bin_}/initdb", "-D", data, "-U", USER, f"--pwfile={pwfile}", "--auth=scram-sha-256"),
+                *("--no-sync", "-E", "UTF8", "--locale=C.UTF-8"),
             ]
         ),
         **run,
     )
-    port = _free_port()
+    port = 5432  # names the socket file in `folder`: no TCP port is opened
     options = (
-        f"-c listen_addresses=127.0.0.1 -p {port} -k {folder} -c fsync=off -c synchronous_commit=off "
+        f"-c listen_addresses='' -p {port} -k {folder} -c fsync=off -c synchronous_commit=off "
         "-c full_page_writes=off -c max_connections=300 -c shared_buffers=64MB"
     )
     subprocess.run(
         _as_server_user([f"{bin_}/pg_ctl", "-D", data, "-l", log, "-o", options, "-w", "-t", "60", "start"]),
         **run,
     )
-    return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{port}/postgres", folder
+    return f"postgresql://{USER}:{PASSWORD}@/postgres?host={folder}&port={port}", folder
 
 
 def stop(folder: str) -> None:

@@ -31,6 +31,7 @@ m.relate("discord:1", "friend"); m.relationship("discord:1"); m.relationships()
 m.feel("discord:1", delta=-5); m.mood("discord:1"); m.news("discord:1"); m.describe_mood("discord:1")
 m.notes("discord:1"); m.history("discord:1", "pet.name"); m.subjects(); m.recalls("discord:1")
 m.set_profile("discord:1", "A cat person."); m.profile("discord:1"); m.report()
+m.remember("discord:1", "none"); m.check(fix=True); m.undo_fix(m.fixes()[0]["id"])
 data = m.export_data(); m.import_data(data)
 m.forget("discord:1", id=n.id); m.purge(); m.erase("discord:1")
 

@@ -137,7 +137,7 @@ def test_the_note_writer_is_given_the_rules_the_date_and_the_exchange_as_data(cl
     )
     assert "memory of Mio, a companion, about Leo" in system
     assert "written in English" in system and "Today is 2024-03-01 (Friday)." in system
-    assert '[{"text": "...", "kind": "plan"' in system
+    assert '[{"action": "ADD", "text": "...", "kind": "plan"' in system
     assert PLACEHOLDER.search(system) is None
     assert "- Leo studies maths\n- Leo has a cat called Mochi" in user
     assert user.endswith("The exchange:\nLeo: My exam moved to Friday\nMio: Good luck!")

@@ -83,7 +83,7 @@ def texts(found) -> list[str]:
 
 def words_alone(m: Mneme, query: str, **options) -> Recall:
     """What words alone find: the same file opened by a companion without an embedder."""
-    with Mneme(m.store.path, space=m.space, clock=m.clock, zone="UTC+8") as plain:
+    with Mneme(m.store.location, space=m.space, clock=m.clock, zone="UTC+8") as plain:
         return plain.recall(S, query, **options)
 
 

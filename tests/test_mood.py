@@ -32,7 +32,7 @@ def news(store: Storage, clock, settings: MoodSettings = DEFAULT, words: Words =
 
 def tables(store: Storage) -> tuple[list[tuple], ...]:
     """Everything the mood writes, straight from the file."""
-    with raw_connection(store.path) as conn:
+    with raw_connection(store.location) as conn:
         found = tuple(
             conn.execute(f"select * from {t}").fetchall() for t in ("subjects", "moods", "mood_events")
         )

@@ -21,7 +21,7 @@ def stored(m: Mneme) -> int:
 
 
 def raw_count(m: Mneme, table: str) -> int:
-    with raw_connection(m.store.path) as conn:
+    with raw_connection(m.store.location) as conn:
         count = conn.execute(f"select count(*) from {table}").fetchone()[0]
     conn.close()
     return count
@@ -408,7 +408,7 @@ def test_cap_pruned_notes_leave_recall(capped, clock):
 
 
 def live_counter(m: Mneme, subject: str) -> int:
-    with raw_connection(m.store.path) as conn:
+    with raw_connection(m.store.location) as conn:
         row = conn.execute(
             "select live from subjects where space = ? and subject = ?", (m.space, subject)
         ).fetchone()
@@ -600,7 +600,7 @@ def test_purge_unknown_person(mneme):
 
 
 def terms_of(m: Mneme) -> set[str]:
-    with raw_connection(m.store.path) as conn:
+    with raw_connection(m.store.location) as conn:
         found = {t for (t,) in conn.execute("select term from terms")}
     conn.close()
     return found

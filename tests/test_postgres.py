@@ -22,14 +22,21 @@ from mneme_core import InvalidValue, Mneme, MnemeError, StorageError
 from mneme_core.cli import main
 from mneme_core.config import ConfigError
 from mneme_core.store import open_store, schema
+from mneme_core.store.location import server_of
 
 ROOT = Path(mneme_core.__file__).resolve().parent.parent
 
 
 def with_user(url: str, user: str, password: str) -> str:
     parts = urlsplit(url)
-    netloc = f"{user}:{password}@{parts.hostname}:{parts.port}"
+    netloc = f"{user}:{password}@{parts.netloc.rpartition('@')[2]}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def test_every_migration_has_its_postgresql_step():
+    from mneme_core.store.postgres import schema as server_schema
+
+    assert [m.name for m in schema.MIGRATIONS if m.name not in server_schema.STEPS] == []
 
 
 # -- where the memory is (no server needed) ------------------------------------------------------------------
@@ -123,7 +130,7 @@ def test_wrong_credentials_are_refused_at_open_in_one_line(server, db_path, cloc
         Mneme(wrong, space="test", clock=clock)
     message = str(err.value)
     assert "\n" not in message and "wrong credentials" in message
-    assert urlsplit(db_path).hostname in message
+    assert server_of(db_path) in message
     assert "not-the-password" not in message
     with raw_connection(db_path) as conn:  # nothing was written: not even the tables
         assert (
@@ -140,7 +147,7 @@ def test_a_newer_schema_is_refused_naming_the_server(server, db_path, clock):
         conn.execute("update meta set value = '99' where key = 'schema_level'")
     with pytest.raises(MnemeError, match="newer") as err:
         Mneme(db_path, space="test", clock=clock)
-    assert urlsplit(db_path).hostname in str(err.value) and "\n" not in str(err.value)
+    assert server_of(db_path) in str(err.value) and "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize(("durability", "setting"), [("normal", "off"), ("full", "on")])
@@ -284,6 +291,21 @@ def test_a_store_refuses_to_open_a_database_of_another_program(server, db_path, 
         conn.execute("create table notes(id bigint primary key, body text)")
     with pytest.raises(MnemeError, match="another program"):
         open_store(db_path, clock=clock)
+
+
+def test_the_command_line_takes_a_url_by_db_or_by_the_config(server, db_path, tmp_path, monkeypatch):
+    runner = CliRunner()
+    said = runner.invoke(
+        main, ["--db", db_path, "--space", "fish", "remember", "leo", "Has a cat named Mochi"]
+    )
+    assert said.exit_code == 0, said.output
+    monkeypatch.setenv("MNEME_TEST_DATABASE", db_path)
+    given = tmp_path / "bot.toml"
+    given.write_text('[storage]\ndatabase = { "$env" = "MNEME_TEST_DATABASE" }\n')
+    shown = runner.invoke(main, ["--config", str(given), "--space", "fish", "notes", "leo"])
+    assert shown.exit_code == 0, shown.output
+    assert "Has a cat named Mochi" in shown.output
+    assert list(tmp_path.iterdir()) == [given]  # no file was made for the URL
 
 
 # -- mneme move ----------------------------------------------------------------------------------------------

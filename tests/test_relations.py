@@ -36,7 +36,7 @@ def seen(store, clock, subject="u", settings=SETTINGS):
 
 
 def tables(store: Storage) -> tuple[list[tuple], list[tuple]]:
-    with raw_connection(store.path) as conn:
+    with raw_connection(store.location) as conn:
         found = tuple(conn.execute(f"select * from {t}").fetchall() for t in ("subjects", "relationships"))
     conn.close()
     return found

@@ -94,14 +94,12 @@ async def test_different_people_are_answered_concurrently(mneme: Mneme, manager:
     adapter = FakeAdapter()
     model = Scripted()
     runner = runner_for(mneme, model, manager)
-    began = time.monotonic()
     waiting = [await runner.submit(adapter, message("slow", user=str(n))) for n in range(3)]
     quick = await runner.handle(adapter, message("quick", user="99"))
     assert quick.status == "replied"
     assert adapter.texts()[0] == "re: quick"  # nobody waits behind other people's slow replies
     await asyncio.gather(*waiting)
-    assert time.monotonic() - began < 0.5  # three 0.2 s replies side by side, not one after another
-    assert model.most >= 3
+    assert model.most >= 3  # three slow replies side by side, not one after another
     await runner.aclose()
 
 

@@ -365,7 +365,7 @@ def test_a_bad_importance_gets_the_default(mneme: Mneme, importance):
 
 
 def crossed_links(m: Mneme) -> int:
-    with raw_connection(m.store.path) as conn:
+    with raw_connection(m.store.location) as conn:
         return conn.execute(
             "select count(*) from notes a join notes b on b.id = a.superseded_by "
             "where a.subject_id != b.subject_id"

@@ -23,6 +23,10 @@ the reply. `track_event` sees each step (`plugins.Event`).
 `timeout` seconds stops what is left, saying how much (exchanges not yet observed wait for the next start).
 `serve(adapters)` starts adapters, waits until `stop_soon()` (or SIGINT/SIGTERM), stops them and closes.
 
+Between conversations the runner does its chores (`chores`): the health check of the notes on
+`check.schedule` (04:00 each day in the companion's zone by default), one process at a time across the
+processes on the file, off the reply path, its counts in `report()`.
+
 The model is a provider object (with `chat(messages)` or `complete(system, user)`) or a plain
 `complete(system, user)` function; `judge`, if given (or the provider's own `judge`), is the model that
 judges and writes notes. Without a model the offline stand-in answers (`offline`).
@@ -44,6 +48,7 @@ from ..decide import Complete
 from ..errors import InvalidType, InvalidValue, describe
 from ..plugins import Event, Manager, PluginError
 from . import hooks
+from .chores import Chores, health_check
 from .conversation import compose
 from .incoming import Adapter, Incoming
 from .models import build_model, close_model, completer, model_from_config
@@ -127,6 +132,10 @@ class Runner:
         self.turns = turns or Turns(
             mneme, judge=self.judge, settings=settings, plugins=self.plugins, track=self._tracked
         )
+        self.chores = Chores(mneme)
+        checking = health_check(mneme, settings, self.judge)
+        if checking is not None:
+            self.chores.add(checking)
         self.counts: Counter[str] = Counter()
         self._lanes: dict[str, _Lane] = {}
         self._waiting = 0
@@ -311,6 +320,7 @@ class Runner:
         exchange not yet observed stays in the database for the next start."""
         self._closing = True
         timeout = self.settings.shutdown_timeout if timeout is None else timeout
+        await self.chores.aclose(timeout)
         if await self.drain(timeout):
             await self.turns.aclose(0)
             return
@@ -334,9 +344,11 @@ class Runner:
         self.counts["cancelled_at_shutdown"] += len(left) + stopped
 
     async def astart(self) -> None:
-        """Tell plugins the companion starts serving (`startup`, once) and begin observing what waits."""
+        """Tell plugins the companion starts serving (`startup`, once), begin observing what waits, and start
+        the chores between conversations."""
         await self.plugins.astartup(self.mneme)
         self.turns.start()
+        self.chores.start()
 
     def stop_soon(self) -> None:
         """Ask `serve` to stop (an adapter whose source ended, a signal)."""
@@ -373,9 +385,10 @@ class Runner:
                 loop.remove_signal_handler(number)
 
     def report(self) -> dict[str, Any]:
-        """What the runner did, by step (received, replied, model_failed, busy, observed, ...), and the turn
-        service's own counts (prompt_timeout, observe_retried, ...)."""
-        return {**self.turns.report(), **self.counts}
+        """What the runner did, by step (received, replied, model_failed, busy, observed, ...), the turn
+        service's own counts (prompt_timeout, observe_retried, ...) and the chores' (check_runs, check_found,
+        check_fixed, check_busy, ...)."""
+        return {**self.turns.report(), **self.chores.report(), **self.counts}
 
 
 def _settle(done: asyncio.Future[Outcome], outcome: Outcome) -> None:

@@ -8,6 +8,9 @@ reply), the model (`model_timeout`), each part sent (`send_timeout`), each obser
 it the exchange is kept and tried again, at most `observe_tries` times), and the shutdown
 (`shutdown_timeout`: what is still running then is kept for the next start).
 
+The health check between conversations is scheduled by `check.schedule` (daily at 04:00 by default) and
+applies what is at least `check.confidence` sure (0.95) when `check.fix`, with `check.budget` model calls.
+
 `RunnerSettings` is the same class under the name the runner has always taken.
 """
 
@@ -17,6 +20,9 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .. import dates
+from ..checking import confidence_of
+from ..config.checks import boolean
 from ..errors import InvalidType, InvalidValue, describe
 from ..memory.note import count_of
 
@@ -32,6 +38,10 @@ FROM_CONFIG = {
     "context_lines": "conversation.lines",
     "context_chars": "conversation.chars",
     "room_lines": "conversation.context_lines",
+    "check_schedule": "check.schedule",
+    "check_fix": "check.fix",
+    "check_confidence": "check.confidence",
+    "check_budget": "check.budget",
 }
 COUNTS = ("queue_size", "max_waiting", "max_observing", "observe_tries", "room_lines")
 SECONDS = ("prompt_timeout", "model_timeout", "send_timeout", "observe_timeout", "shutdown_timeout")
@@ -63,6 +73,12 @@ class BotSettings:
     context_chars: int = 4000
     room_lines: int = 50
     """Lines of a group said without addressing the companion, kept per group as context."""
+    check_schedule: str = "04:00"
+    """When the runner does the health check between conversations (`chores`): "HH:MM" each day in the
+    companion's zone, "6h" / "30m" between runs, or "off"."""
+    check_fix: bool = True
+    check_confidence: float = 0.95
+    check_budget: int = 50
 
     def __post_init__(self) -> None:
         if not isinstance(self.persona, str):
@@ -80,6 +96,10 @@ class BotSettings:
         count_of("max_observe_backlog", self.max_observe_backlog, 1)
         for name in ("context_lines", "context_chars"):
             count_of(name, getattr(self, name), 0)
+        dates.schedule(self.check_schedule, "check_schedule")
+        boolean("check_fix", self.check_fix)
+        confidence_of("check_confidence", self.check_confidence)
+        count_of("check_budget", self.check_budget, 0)
         for name in SECONDS:
             value = getattr(self, name)
             number = isinstance(value, int | float) and not isinstance(value, bool)

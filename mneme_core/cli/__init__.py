@@ -178,11 +178,12 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config, space_given=given)
 
 
-from . import bot, config, move, notes, people, tools, web  # noqa: E402  (each registers its commands on `main`)
+from . import bot, check, config, move, notes, people, tools, web  # noqa: E402  (each registers its commands)
 
 __all__ = [
     "Refused",
     "bot",
+    "check",
     "config",
     "echo_json",
     "main",

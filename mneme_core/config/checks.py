@@ -209,6 +209,12 @@ def secret(variable: str) -> Check:
     return check
 
 
+def schedule(name: str, value: object) -> str:
+    """When a job between conversations runs: "04:00", "6h", "30m" or "off" (`dates.schedule`)."""
+    dates.schedule(value, name)
+    return value.strip().lower()  # type: ignore[union-attr]
+
+
 def boolean(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise InvalidType(f"{name} is true or false, not {describe(value)}")

@@ -3,7 +3,8 @@
 Keys are flat and dotted, one per setting: `companion.name`, `mood.step`, `prompts.reflect`,
 `messages.zh.notes.header`, `adapters.discord.token`; `roles` and `emotions` are whole lists. The families:
 
-    companion.*, memory.*, storage.*, relations.*   fixed keys, listed in `KEYS`
+    companion.*, memory.*, storage.*, relations.*, bot.*, conversation.*, check.*
+                    fixed keys, listed in `KEYS`
     mood.*          one per field of `MoodSettings` except `emotions`, its default and checks taken from it
     roles, emotions lists of tables; a list given replaces the built-in one whole
     prompts.<name>  one per default prompt; each may use only its own placeholders (`prompts.PLACEHOLDERS`)
@@ -31,6 +32,7 @@ from dataclasses import dataclass, fields
 from datetime import date, time
 from typing import Any
 
+from .. import dates
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
 from ..messages import MESSAGES, PLACEHOLDER
 from ..mood.feelings import EMOTIONS, Emotion
@@ -93,6 +95,7 @@ SECTIONS = (
     "storage",
     "bot",
     "conversation",
+    "check",
     "mood",
     "relations",
     "roles",
@@ -214,6 +217,31 @@ def _fixed() -> list[Key]:
             50,
             checks.number(1, 100_000, whole=True),
             "lines said in a group without addressing the companion kept per group as context",
+        ),
+        Key(
+            "check.schedule",
+            "04:00",
+            checks.schedule,
+            "when a bot runs the health check of the notes (`mneme check`): " + dates.SCHEDULE_RULE,
+            text=True,
+        ),
+        Key(
+            "check.fix",
+            True,
+            checks.boolean,
+            "whether that check applies the fixes at or above check.confidence (each can be undone)",
+        ),
+        Key(
+            "check.confidence",
+            0.95,
+            checks.number(0, 1),
+            "how sure a finding must be for the scheduled check to fix it (0 to 1)",
+        ),
+        Key(
+            "check.budget",
+            50,
+            checks.number(0, 10_000, whole=True),
+            "model calls the scheduled check may make per run; the earlier phases go first (0 to 10000)",
         ),
         Key(
             "storage.database",

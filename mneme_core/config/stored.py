@@ -163,13 +163,15 @@ def _cross(values: Mapping[str, Any], changed: Iterable[str]) -> dict[str, str]:
     return {}
 
 
+UPSERT = (
+    "insert into config(space, key, value, origin, updated_at) values (?, ?, ?, ?, ?) "
+    "on conflict(space, key) do update set value = excluded.value, origin = excluded.origin, "
+    "updated_at = excluded.updated_at"
+)
+
+
 def _upsert(conn: sqlite3.Connection, space: str, key: str, value: Any, origin: str, now: float) -> None:
-    conn.execute(
-        "insert into config(space, key, value, origin, updated_at) values (?, ?, ?, ?, ?) "
-        "on conflict(space, key) do update set value = excluded.value, origin = excluded.origin, "
-        "updated_at = excluded.updated_at",
-        (space, key, json.dumps(value, ensure_ascii=False), origin, now),
-    )
+    conn.execute(UPSERT, (space, key, json.dumps(value, ensure_ascii=False), origin, now))
 
 
 def _write(
@@ -189,10 +191,15 @@ def _write(
     problems = _cross({**_copy(rows).values, **changes}, changes)
     if problems:
         raise toml.refusal(name, problems) if name else ConfigError(next(iter(problems.values())), problems)
-    if not rows:
-        for key, value in catalogue.defaults().items():
-            if key not in changes:
-                _upsert(conn, space, key, value, "default", now)
+    if not rows:  # some 230 keys in one go: on PostgreSQL one pipelined round trip instead of one each
+        conn.executemany(
+            UPSERT,
+            [
+                (space, key, json.dumps(value, ensure_ascii=False), "default", now)
+                for key, value in catalogue.defaults().items()
+                if key not in changes
+            ],
+        )
     for key, value in changes.items():
         if value is MISSING:
             conn.execute("delete from config where space = ? and key = ?", (space, key))

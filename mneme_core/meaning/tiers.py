@@ -173,6 +173,12 @@ class Meaning:
             self._refine_floor()
         return done
 
+    def again(self, ids: list[int]) -> None:
+        """Notes live again (a health-check fix undone) lost their vectors when they left: embed them anew."""
+        with self._lock:
+            self._pending.update(ids)
+        self._start()
+
     @property
     def pending(self) -> int:
         return len(self._pending) + len(self._pending_lines)

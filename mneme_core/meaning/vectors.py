@@ -222,6 +222,14 @@ class _Matrix:
         self.floor = float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
 
 
+def centred(ids: Any, matrix: Any) -> tuple[Any, float | None]:
+    """A person's vectors less their mean direction, and the floor measured there (as recall places a
+    query: see `_Matrix.prepare`); the vectors as they are and None below `CENTER_MIN` of them."""
+    made = _Matrix(0, ids, matrix)
+    made.prepare()
+    return (matrix, None) if made.centered is None else (made.centered, made.floor)
+
+
 class VectorIndex:
     """Each person's vectors of one embedder as a matrix in memory, refreshed by difference (see above)."""
 

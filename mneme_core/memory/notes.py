@@ -106,15 +106,8 @@ def keep(
         old = note_of(subject, row)
         if text.fold(old.text) == same and (fields.key is None or old.key in (None, fields.key)):
             return merge(conn, sid, old, fields)
-    if fields.source == "auto" and fields.importance < 4:
-        since = dates.day_start(now, rules.zone)
-        (today,) = conn.execute(
-            "select count(*) from notes where subject_id = ? and source in ('auto', 'auto pruned') "
-            "and created_at >= ?",
-            (sid, since),
-        ).fetchone()
-        if today >= rules.daily_quota:
-            return OVER_QUOTA, None
+    if over_quota(conn, sid, fields, now, rules):
+        return OVER_QUOTA, None
     note = Note(
         id=0,
         subject=subject,
@@ -135,6 +128,20 @@ def keep(
     if live > rules.max_notes:
         prune(conn, sid, note_id, live, now, rules)
     return (REPLACED if replaced else KEPT), note
+
+
+def over_quota(conn: sqlite3.Connection, sid: int, fields: NoteFields, now: float, rules: Rules) -> bool:
+    """Whether the daily quota refuses this note: a model's own note (`source="auto"`) below importance 4,
+    once the person has `daily_quota` such notes since local midnight."""
+    if fields.source != "auto" or fields.importance >= 4:
+        return False
+    since = dates.day_start(now, rules.zone)
+    (today,) = conn.execute(
+        "select count(*) from notes where subject_id = ? and source in ('auto', 'auto pruned') "
+        "and created_at >= ?",
+        (sid, since),
+    ).fetchone()
+    return today >= rules.daily_quota
 
 
 def _insert(conn: sqlite3.Connection, sid: int, note: Note, fold: int) -> Note:
@@ -211,15 +218,17 @@ def revise(
     ).fetchall():
         known = note_of(subject, other)
         if text.fold(known.text) == text.fold(new.text) and known.key in (None, old.key):
-            _replace_with(conn, sid, old, known.id)
+            replace_with(conn, sid, old, known.id)
             count_live(conn, sid, -1)
             return KNOWN, known
     new = _insert(conn, sid, new, fold)
-    _replace_with(conn, sid, old, new.id)
+    replace_with(conn, sid, old, new.id)
     return UPDATED, new
 
 
-def _replace_with(conn: sqlite3.Connection, sid: int, old: Note, newer: int) -> None:
+def replace_with(conn: sqlite3.Connection, sid: int, old: Note, newer: int) -> None:
+    """`old` is replaced by the note `newer`: it leaves the index and stays in the history until purge
+    (the caller counts the live note it loses, if it does)."""
     conn.execute("update notes set superseded_by = ? where id = ?", (newer, old.id))
     index.remove(conn, sid, old.id, old.text, old.key, old.gloss)
 

@@ -119,6 +119,7 @@ class Store(Transactions):
         elif os.path.dirname(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
         self.path = path
+        self.location = path  # where another store of the same data opens (`Storage.location`)
         self.durability = durability
         self.busy_timeout = busy_timeout
         self.checkpointer = Checkpointer(path, busy_timeout)

@@ -27,6 +27,8 @@ Tables (one file holds many spaces; a space is one companion):
   (`mneme_core.transcript`); `line_terms` and the line postings: the lines' own term index, on the same
   three levels as the notes' (`transcript.index`).
 - `closeness`: each person's closeness over time, a point per change (`relations.history`).
+- `check_marks`, `check_fixes`: how far each phase of the health check has looked, and the fixes it applied
+  (`mneme_core.check`); `leases`: who runs a job of a space now, and when it is next due (`store.leases`).
 """
 
 from __future__ import annotations
@@ -393,6 +395,49 @@ create index closeness_subject on closeness(subject_id, id);
 """
 
 
+# The health check (`mneme_core.check`) and the work between conversations: per space and check phase the
+# highest note id the phase has looked at (`check_marks`: an incremental run checks only what came after),
+# each fix the check applied (`check_fixes`: which notes it changed and how, so it can be undone from the
+# history; ids and our own words only, never a note's text), and leases (`leases`: one row per space and job,
+# so that one process at a time runs it, and every process knows when it is next due).
+CHECKS_0011 = """
+create table check_marks(
+    space text not null,
+    phase text not null,
+    note_id integer not null,
+    at real not null,
+    primary key(space, phase)
+) without rowid;
+create table check_fixes(
+    id integer primary key autoincrement,
+    space text not null,
+    subject_id integer not null,
+    phase text not null,
+    by text not null,
+    confidence real not null,
+    problem text not null,
+    signature text not null,
+    changes text not null,
+    at real not null,
+    undone_at real
+);
+create index check_fixes_space on check_fixes(space, id);
+create index check_fixes_subject on check_fixes(subject_id);
+create table leases(
+    space text not null,
+    name text not null,
+    holder text,
+    until real,
+    next_at real,
+    started_at real,
+    finished_at real,
+    runs integer not null default 0,
+    error text,
+    primary key(space, name)
+) without rowid;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -400,6 +445,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_vectors", sql_step(VECTORS_0004)),
     Migration("0005_postings_levels", sql_step(POSTINGS_LEVELS_0005)),
     Migration("0006_transcript", sql_step(TRANSCRIPT_0006)),
+    Migration("0011_checks", sql_step(CHECKS_0011)),
     Migration("0012_closeness", sql_step(CLOSENESS_0012)),
     Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
 )

@@ -27,6 +27,7 @@ class Storage(Protocol):
     """What the engine needs of a store."""
 
     path: str  # where the data is, for messages (a URL without its password)
+    location: str  # where it is, to open it again (a URL with its password: never shown)
     durability: str
     busy_timeout: float
     clock: Callable[[], float]

@@ -33,10 +33,10 @@ def zone_name(zone: tzinfo | None) -> str:
 
 
 def features(m: Mneme, mcp: bool) -> Features:
-    """What the engine has: the health check once `Mneme.acheck` exists, archived notes once `anotes` takes
-    `archived`; the page shows their tabs as "not available" until then."""
+    """What the engine has: the health check (`Mneme.acheck`), archived notes once `anotes` takes
+    `archived` (the page shows that filter as "not available" until then)."""
     return Features(
-        check=callable(getattr(m, "acheck", None)),
+        check=True,
         archive="archived" in inspect.signature(m.anotes).parameters,
         mcp=mcp,
     )

@@ -59,7 +59,7 @@ class Companions:
 
     def _make(self, space: str) -> Mneme:
         m = self.default
-        return Mneme(m.store.path, space=space, clock=m.clock, plugins=m.plugins, embed=self.embed)
+        return Mneme(m.store.location, space=space, clock=m.clock, plugins=m.plugins, embed=self.embed)
 
     async def aclose(self) -> None:
         for m in self._owned:

@@ -3,15 +3,13 @@ the health check's findings and fixes.
 
 A key is set as `mneme config set` sets it (`Config.set`, each key's own check; as text it is read by the
 same `keys.parse`), and the running companion takes it when it next starts, as after the CLI. The health
-check is `Mneme.acheck()` where the engine has it; until then the route answers 501 and the page says
-the check is not available.
+check is `Mneme.acheck()` (`mneme check`): its findings as `as_dict()` gives them, fixed with `fix` at the
+space's `check.confidence`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -21,9 +19,8 @@ from ..config import keys
 from ..errors import InvalidValue
 from ..memory.note import subject_of
 from ..mneme import Mneme
-from .companions import Companion, Unavailable
+from .companions import Companion
 from .models import Checked, CheckRun, ConfigRow, ConfigShown, Setting, Stored
-from .problems import NOT_YET
 
 router = APIRouter(tags=["config and health"])
 
@@ -56,56 +53,22 @@ async def export(m: Companion) -> dict[str, Any]:
     return await run_in_threadpool(m.export_data)
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: _plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_plain(v) for v in value]
-    return value
-
-
-def checked(result: Any, fixed: bool) -> Checked:
-    """The check's answer as JSON whatever its shape: its findings (a list, or a `findings` field), and
-    the rest of it as the summary."""
-    plain = _plain(result)
-    if isinstance(plain, list):
-        findings, summary = plain, {}
-    elif isinstance(plain, dict):
-        findings = plain.pop("findings", [])
-        summary = plain
-    else:
-        findings, summary = [], {"result": plain}
-    rows = [f if isinstance(f, dict) else {"finding": f} for f in findings]
-    return Checked(fixed=fixed, findings=rows, summary=summary)
-
-
 async def _run_check(m: Mneme, subject: str | None, fix: bool) -> Checked:
-    check = getattr(m, "acheck", None)
-    if not callable(check):
-        raise Unavailable("the health check is not available in this version of the engine")
-    takes = inspect.signature(check).parameters
-    options: dict[str, Any] = {}
-    if "fix" in takes:
-        options["fix"] = fix
-    elif fix:
-        raise Unavailable("this engine's health check cannot fix what it finds")
-    if subject is not None:
-        if "subject" not in takes:
-            raise Unavailable("this engine's health check runs on everyone, not one person")
-        options["subject"] = subject_of(subject)
-    return checked(await check(**options), fix)
+    who = None if subject is None else subject_of(subject)
+    confidence = await run_in_threadpool(m.config.get, "check.confidence")
+    result = await m.acheck(who, fix=fix, confidence=confidence)
+    plain = result.as_dict()
+    return Checked(fixed=fix, findings=plain.pop("findings"), summary=plain)
 
 
-@router.get("/check", response_model=Checked, responses=NOT_YET)
+@router.get("/check", response_model=Checked)
 async def check(m: Companion, subject: str | None = None) -> Checked:
     """What the health check finds (duplicates, contradictions, broken or injection-looking notes), with
     the fix it proposes for each; nothing is changed."""
     return await _run_check(m, subject, False)
 
 
-@router.post("/check", response_model=Checked, responses=NOT_YET)
+@router.post("/check", response_model=Checked)
 async def fix(body: CheckRun, m: Companion) -> Checked:
     """Run the health check and, with `fix`, apply its fixes (each recorded, reversible from history)."""
     return await _run_check(m, body.subject, body.fix)

@@ -22,6 +22,8 @@ by its entry point has another name, and so another name for its migration.
 
 from __future__ import annotations
 
+from mneme_core.store.postgres.schema import trigger
+
 SCALE = 1 << 20  # a vector's components (at most 1 in size) on a grid of about 1e-6
 
 # Every stored vector queued to be learned (a new tokenizer's term ids, or the plugin installed late).
@@ -113,17 +115,6 @@ end;
 """
 
 
-def _trigger(name: str, when: str, table: str, body: str, condition: str = "true") -> str:
-    return f"""create or replace function {name}() returns trigger language plpgsql as $$ begin
-    if {condition} then
-{body}
-    end if;
-    return null;
-end $$;
-drop trigger if exists {name} on {table};
-create trigger {name} {when} on {table} for each row execute function {name}();"""
-
-
 # The same tables and triggers in PostgreSQL's words (`mneme_core.store.postgres`). A vector written again is
 # an upsert there: the old vector is unlearned before the insert (as on SQLite) and the new one learned after
 # the insert or after the update the conflict turned it into (SQLite's REPLACE fires only the insert's).
@@ -167,14 +158,14 @@ create table if not exists centroid_queue(
     vector bytea
 );
 create index if not exists centroid_queue_subject on centroid_queue(subject_id);""",
-        _trigger(
+        trigger(
             "centroids_vector_added",
             "after insert or update",
             "vectors",
             "        insert into centroid_queue(op, note_id, embedder_id, subject_id)\n"
             "        values ('learn', new.note_id, new.embedder_id, new.subject_id);",
         ),
-        _trigger(
+        trigger(
             "centroids_vector_replaced",
             "before insert",
             "vectors",
@@ -182,8 +173,9 @@ create index if not exists centroid_queue_subject on centroid_queue(subject_id);
             "        select 'unlearn', v.note_id, v.embedder_id, v.subject_id, v.vector from vectors v\n"
             "        where v.note_id = new.note_id and v.embedder_id = new.embedder_id;",
             _LESSON.format("new"),
-        ).replace("return null;", "return new;"),
-        _trigger(
+            returns="new",
+        ),
+        trigger(
             "centroids_vector_removed",
             "after delete",
             "vectors",
@@ -191,7 +183,7 @@ create index if not exists centroid_queue_subject on centroid_queue(subject_id);
             "        values ('unlearn', old.note_id, old.embedder_id, old.subject_id, old.vector);",
             _LESSON.format("old"),
         ),
-        _trigger(
+        trigger(
             "centroids_words_changed",
             "after update of text, key, gloss",
             "notes",
@@ -205,7 +197,7 @@ create index if not exists centroid_queue_subject on centroid_queue(subject_id);
             "old.text is distinct from new.text or old.key is distinct from new.key "
             "or old.gloss is distinct from new.gloss",
         ),
-        _trigger(
+        trigger(
             "centroids_subject_erased",
             "after delete",
             "subjects",
@@ -214,7 +206,7 @@ create index if not exists centroid_queue_subject on centroid_queue(subject_id);
             "        delete from centroid_sets where subject_id = old.id;\n"
             "        delete from centroid_queue where subject_id = old.id;",
         ),
-        _trigger(
+        trigger(
             "centroids_terms_changed",
             "after insert or update",
             "meta",

@@ -24,6 +24,7 @@ SQLite runs as it is, and whose `postgres` text PostgreSQL runs instead (through
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from .schema import PRIMARY_KEYS
@@ -103,41 +104,36 @@ def _insert_or(sql: str) -> str:
     return f"{head}{body} on conflict ({', '.join(key)}) do {action}"
 
 
-def _closing(sql: str, start: int) -> int:
-    """The index of the parenthesis that closes the one at `start` (quotes skipped)."""
-    depth, i, quote = 0, start, None
-    while i < len(sql):
+def _scan(sql: str, start: int) -> Iterator[tuple[int, str, int]]:
+    """(index, character, parenthesis depth after it) of each character from `start`, quoted text skipped."""
+    depth, quote = 0, None
+    for i in range(start, len(sql)):
         ch = sql[i]
         if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
+            quote = None if ch == quote else quote
+            continue
+        if ch in "'\"":
             quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+            continue
+        depth += (ch == "(") - (ch == ")")
+        yield i, ch, depth
+
+
+def _closing(sql: str, start: int) -> int:
+    """The index of the parenthesis that closes the one at `start`."""
+    for i, ch, depth in _scan(sql, start):
+        if ch == ")" and depth == 0:
+            return i
     raise ValueError(f"unbalanced parentheses in {sql!r}")
 
 
 def _arguments(sql: str, start: int, end: int) -> list[str]:
     """The top-level, comma-separated arguments between the parentheses at `start` and `end`."""
-    parts, depth, last, quote = [], 0, start + 1, None
-    for i in range(start + 1, end):
-        ch = sql[i]
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    parts, last = [], start + 1
+    for i, ch, depth in _scan(sql, start):
+        if i >= end:
+            break
+        if ch == "," and depth == 1:
             parts.append(sql[last:i])
             last = i + 1
     parts.append(sql[last:end])

@@ -10,10 +10,11 @@ SQL (`connection`, `dialect`):
 - Reads run in a `repeatable read`, read-only transaction: one consistent snapshot, never waiting on a
   writer.
 - Writers take turns, across every connection and process on the database: each write transaction begins
-  by taking one transaction-level advisory lock (`WRITE_LOCK`), released by its commit or rollback, or by
-  the server when its connection dies. So every transaction function sees what the one before it committed,
-  as on SQLite, and the engine's invariants (a person's live count, the term index's levels, ids growing in
-  commit order) hold however many processes write. Past `busy_timeout` waiting, `BusyError`.
+  by taking one transaction-level advisory lock (`WRITE_LOCK`, per schema), released by its commit or
+  rollback, or by the server when its connection dies. So every transaction function sees what the one
+  before it committed, as on SQLite, and the engine's invariants (a person's live count, the term index's
+  levels, ids growing in commit order) hold however many processes write. Past `busy_timeout` waiting,
+  `BusyError`.
 - Migrations run once, in one transaction under their own advisory lock (`MIGRATE_LOCK`), however many
   processes open the database together; a database of a newer schema is refused before anything is written.
 - A connection lost before its commit was sent is opened again and the whole transaction run again, once
@@ -50,8 +51,11 @@ T = TypeVar("T")
 Work = Callable[..., T]
 
 DURABILITY = {"normal": "off", "full": "on"}
-WRITE_LOCK = 0x6D6E656D6501  # pg_advisory_xact_lock keys: "mneme" 1 and 2
-MIGRATE_LOCK = 0x6D6E656D6502
+# pg_advisory_xact_lock(kind, the schema's hash): an advisory lock is the whole database's, so the schema
+# is part of its key, and companions kept in two schemas of one database never wait on each other.
+WRITE_LOCK = 0x6D6E6D01  # "mnm" 1
+MIGRATE_LOCK = 0x6D6E6D02
+LOCK = "select pg_advisory_xact_lock(?::int, hashtext(coalesce(current_schema(), '')))"
 READERS = 4
 RETRIED = ("40001", "40P01")  # serialization failure, deadlock: the server rolled back, run it again
 
@@ -74,7 +78,7 @@ class PostgresStore(Transactions):
     ) -> None:
         if durability not in DURABILITY:
             raise InvalidValue(f"durability is one of {', '.join(DURABILITY)}, not {describe(durability)}")
-        self.url = url
+        self.url = self.location = url
         self.path = redacted(url)
         self.where = server_of(url)
         self.durability = durability
@@ -178,7 +182,7 @@ class PostgresStore(Transactions):
 
     def _begin_write(self, conn: Connection) -> None:
         conn.execute("begin")
-        conn.execute("select pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+        conn.execute(LOCK, (WRITE_LOCK,))
 
     def _commit(self, conn: Connection) -> None:
         conn.committing = True
@@ -209,8 +213,8 @@ class PostgresStore(Transactions):
     def _migrate_txn(self, conn: Connection) -> None:
         conn.execute("begin")
         try:
-            conn.execute("select pg_advisory_xact_lock(?)", (MIGRATE_LOCK,))
-            conn.execute("select pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+            conn.execute(LOCK, (MIGRATE_LOCK,))
+            conn.execute(LOCK, (WRITE_LOCK,))
             schema.migrate(conn, self.where, self.clock(), self.migrations)
             self._commit(conn)
         finally:
