@@ -177,7 +177,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         self.check_counts: Counter[str] = Counter()
         self.recall_log = RecallLog(self.store)
         # Reinforcement, links, the archive, lessons and the journal (`memory.lifecycle`, `tending`).
-        self.lifecycle = Lifecycle.of(current)
+        self.lifecycle = Lifecycle.of(current.values)
         self.recall_log.lifecycle = self.lifecycle
         self.recall_log.half_life_days = self.settings.half_life_days
         self.transcript = Transcript(self.store, space, clock)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +56,8 @@ SITTING = 6 * 3600.0  # a pause this long in one conversation starts another sit
 
 @dataclass(frozen=True, kw_only=True)
 class Lifecycle:
-    """The `lifecycle.*` and `journal.*` settings (see `config.keys`)."""
+    """The `lifecycle.*` and `journal.*` settings the engine uses (see `config.keys`; `lifecycle.schedule` is
+    the runner's, `bot.settings.BotSettings.tend_schedule`)."""
 
     enabled: bool = True
     archive_below: float = 0.05
@@ -65,15 +67,12 @@ class Lifecycle:
     hops: int = 2
     link_half_life_days: float = 90.0
     batch: int = 1000
-    schedule: str = "03:30"
     journal_daily: bool = False
     journal_shown: int = 0
 
     @classmethod
-    def of(cls, values: Any) -> Lifecycle:
-        """The settings a config's values give (a mapping of flat keys, or a `Snapshot` with `.values`)."""
-        found = getattr(values, "values", values)
-        found = found() if callable(found) else found
+    def of(cls, found: Mapping[str, Any]) -> Lifecycle:
+        """The settings a config's values give (flat keys, as `config.Snapshot.values` holds them)."""
         return cls(
             enabled=found["lifecycle.enabled"],
             archive_below=found["lifecycle.archive_below"],
@@ -83,7 +82,6 @@ class Lifecycle:
             hops=found["lifecycle.hops"],
             link_half_life_days=found["lifecycle.link_half_life_days"],
             batch=found["lifecycle.batch"],
-            schedule=found["lifecycle.schedule"],
             journal_daily=found["journal.daily"],
             journal_shown=found["journal.shown"],
         )
