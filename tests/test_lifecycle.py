@@ -343,3 +343,21 @@ def test_mneme_tend_and_the_archive_from_the_shell(db_path, clock, monkeypatch):
     assert "Leo lives in Porto" in every.stdout and "(archived) Leo went sailing once" in every.stdout
     again = runner.invoke(main, ["--db", str(db_path), "--space", "t", "tend", "--json"])
     assert json.loads(again.stdout)["archived"] == 0
+
+
+def test_another_conversation_reinforces_again_at_once(mneme):
+    note = mneme.remember(LEO, "Leo ran the Lisbon half marathon", kind="episode")
+    for conversation in ("dm:leo:1", "group:discord:9", "dm:leo:1"):
+        mneme.recall(LEO, "the marathon", conversation=conversation)
+        mneme.recall_log.flush()
+    assert mneme.get(note.id).strength == 4.0  # 1, then the dm, the group, and the dm again (left between)
+
+
+def test_tending_works_in_bounded_batches(db_path, clock):
+    with Mneme(db_path, space="t", clock=clock, config={"lifecycle.batch": 2}) as m:
+        for i in range(5):
+            m.remember(LEO, f"Leo's errand number {i}", kind="episode")
+        clock.advance(days=300)
+        runs = [m.tend() for _ in range(3)]
+        assert [r.archived for r in runs] == [2, 2, 1] and [r.more for r in runs] == [True, True, False]
+        assert len(m.notes(LEO, archived=True)) == 5
