@@ -34,10 +34,14 @@ from .decide import Chain, Prompt, run
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .from_mneme_llm import STORED, switches
 from .from_mneme_llm import database as mneme_llm_database
+from .journal import JournalVerbs
+from .journal import entries as journal_entries
+from .journal import section as journal_section
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
+from .memory.lifecycle import Lifecycle
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.recall import Ask, Recall, Trace
 from .memory.recall_log import RecallLog
@@ -49,6 +53,7 @@ from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, said_block, who
 from .relations import RelationSettings, Relationship, Role
 from .store import Store
+from .tending import TendVerbs
 from .transcript import Transcript
 from .transcript.recall import rank
 
@@ -65,7 +70,7 @@ def _query(value: object) -> str:
     return text.clean(value)
 
 
-class Mneme(CompanionVerbs, CheckVerbs):
+class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
     """Memory for one companion (a space) in one SQLite file.
 
     `Mneme("companion.db", space="dafeiyu")`. Arguments that are None take the config's value, then the
@@ -171,6 +176,10 @@ class Mneme(CompanionVerbs, CheckVerbs):
         self.observer = Observer(self)
         self.check_counts: Counter[str] = Counter()
         self.recall_log = RecallLog(self.store)
+        # Reinforcement, links, the archive, lessons and the journal (`memory.lifecycle`, `tending`).
+        self.lifecycle = Lifecycle.of(current.values)
+        self.recall_log.lifecycle = self.lifecycle
+        self.recall_log.half_life_days = self.settings.half_life_days
         self.transcript = Transcript(self.store, space, clock)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
         # function texts -> vectors, else `memory.embed`; "" keeps recall to words. Notes are embedded
@@ -254,7 +263,12 @@ class Mneme(CompanionVerbs, CheckVerbs):
 
     @property
     def _rules(self) -> notes.Rules:
-        return notes.Rules.of(self.settings)
+        life = self.lifecycle
+        return replace(
+            notes.Rules.of(self.settings),
+            lifecycle=life.enabled,
+            link_half_life_days=life.link_half_life_days,
+        )
 
     def _reindex_if_needed(self) -> None:
         """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
@@ -390,6 +404,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             within=_within(**(within or {})),
             period=periods.named(query, now, self.settings.zone),
             **_said(**(said or {})),
+            lifecycle=self.lifecycle if self.lifecycle.enabled else None,
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -502,6 +517,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         card: str | None,
         relation: Relationship | None,
         news: str | None,
+        diary: str = "",
     ) -> str:
         words = self.words
         if header is not None:
@@ -511,7 +527,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         zone = self.settings.zone
         block = notes_block(recall, name=name, words=words, now=ask.now, zone=zone, card=card)
         said = said_block(recall, name=name, words=self.words, now=ask.now, zone=zone)
-        return join([line, block, said, news or ""])
+        return join([line, block, said, diary, news or ""])
 
     def prompt(
         self,
@@ -545,10 +561,13 @@ class Mneme(CompanionVerbs, CheckVerbs):
         ask = self._ask(subject, query, limit, budget, important, recent, None, said)
         self._reindex_if_needed()
         placing = self._place_sync(ask)
-        found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
+        found, card, relation, untold, diary = self.store.read(
+            self._prompt_reads, placing.ask(ask), placing.placed
+        )
         found = placing.told(found, ask.query)
         news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
+        recall = self._logged(found, log, ask.now)
+        return self._block(ask, recall, user_name, header, card, relation, news, diary)
 
     async def aprompt(
         self,
@@ -577,22 +596,30 @@ class Mneme(CompanionVerbs, CheckVerbs):
         ask = self._ask(subject, query, limit, budget, important, recent, None, said)
         self._reindex_if_needed()
         placing = await self._place(ask)
-        found, card, relation, untold = await self.store.aread(
+        found, card, relation, untold, diary = await self.store.aread(
             self._prompt_reads, placing.ask(ask), placing.placed
         )
         found = placing.told(found, ask.query)
         news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
+        recall = self._logged(found, log, ask.now)
+        return self._block(ask, recall, user_name, header, card, relation, news, diary)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None
-    ) -> tuple[Any, str | None, Relationship | None, bool]:
-        """Everything the block reads, in one snapshot; only news that is waiting needs a write."""
+    ) -> tuple[Any, str | None, Relationship | None, bool, str]:
+        """Everything the block reads, in one snapshot; only news that is waiting needs a write. The
+        journal's section only when the config asks for it (`journal.shown`)."""
         found = rank(conn, ask, placed)
         card = notes.profile(conn, ask.space, ask.subject)
         relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
         untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
-        return found, card[0] if card else None, relation, untold
+        shown = self.lifecycle.journal_shown
+        diary = ""
+        if shown:
+            diary = journal_section(
+                journal_entries(conn, ask.space, shown), self.words, ask.now, self.settings.zone
+            )
+        return found, card[0] if card else None, relation, untold, diary
 
     def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
         return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
@@ -755,13 +782,15 @@ class Mneme(CompanionVerbs, CheckVerbs):
         since: float | None = None,
         until: float | None = None,
         history: bool = False,
+        archived: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Note]:
         """A person's live notes, newest first: only the given kinds, keys starting with `key_prefix`
         ('user.'), that happened at or after `since` and before `until` (seconds), if given; with
-        `history`, replaced and forgotten notes too (`Note.live` tells them apart). `limit` and `offset`
-        page through them."""
+        `history`, replaced and forgotten notes too (`Note.live` tells them apart); `archived=True` only the
+        archive (`Note.archived_at`), False only the awake notes, None both. `limit` and `offset` page
+        through them."""
         work = self._notes_work(
             subject,
             limit,
@@ -771,6 +800,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             since=since,
             until=until,
             history=history,
+            archived=archived,
         )
         return self.store.read(*work)
 
@@ -783,6 +813,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         since: float | None = None,
         until: float | None = None,
         history: bool = False,
+        archived: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Note]:
@@ -795,6 +826,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             since=since,
             until=until,
             history=history,
+            archived=archived,
         )
         return await self.store.aread(*work)
 
@@ -907,6 +939,7 @@ def _within(
     until: object = None,
     key_prefix: object = None,
     history: object = False,
+    archived: object = None,
 ) -> notes.Within:
     """A caller's filters, checked: the kinds, the times (seconds) a note happened at or after and before,
     the start of its key, and whether replaced and forgotten notes count."""
@@ -916,8 +949,15 @@ def _within(
         raise InvalidValue(f"until ({end!r}) must come after since ({start!r})")
     if not isinstance(history, bool):
         raise InvalidType(f"history is true or false, not {describe(history)}")
+    if archived is not None and not isinstance(archived, bool):
+        raise InvalidType(f"archived is true, false or None, not {describe(archived)}")
     return notes.Within(
-        kinds=_kinds(kinds), since=start, until=end, key_prefix=key_prefix_of(key_prefix), history=history
+        kinds=_kinds(kinds),
+        since=start,
+        until=end,
+        key_prefix=key_prefix_of(key_prefix),
+        history=history,
+        archived=archived,
     )
 
 

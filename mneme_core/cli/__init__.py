@@ -165,7 +165,7 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config, space_given=given)
 
 
-from . import bot, check, config, notes, people, tools, web  # noqa: E402  (each registers its commands on `main`)
+from . import bot, check, config, notes, people, tend, tools, web  # noqa: E402  (each registers its commands on `main`)
 
 __all__ = [
     "Refused",
@@ -177,6 +177,7 @@ __all__ = [
     "notes",
     "one_line",
     "people",
+    "tend",
     "tools",
     "web",
 ]
