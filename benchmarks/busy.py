@@ -25,6 +25,7 @@ slowest callbacks asyncio saw on the loop (debug mode's slow-callback log, `--sl
     python benchmarks/busy.py                          # 1,000 people x 3 turns, closed, instant stub
     python benchmarks/busy.py --mode open --rate 300 --model-ms 200
     python benchmarks/busy.py --people 100 --through turns
+    python benchmarks/busy.py --switch-ms 1     # the loop waits at most ~1 ms for the GIL, not 5
 """
 
 from __future__ import annotations
@@ -268,6 +269,7 @@ def table(args: argparse.Namespace, found: dict[str, Any]) -> str:
     if args.mode == "open":
         what += f" at {args.rate:g}/s"
     what += f", model {args.model_ms:g} ms, {args.notes} notes each, through {args.through}"
+    what += f", switch interval {sys.getswitchinterval() * 1000:g} ms"
     rows = [
         ("turns/s", f"{found['turns_per_s']:,.0f}"),
         (
@@ -302,9 +304,17 @@ def main() -> None:
     parser.add_argument("--model-ms", type=float, default=0.0, help="the stub model's latency")
     parser.add_argument("--through", choices=("engine", "turns"), default="engine")
     parser.add_argument("--slow-ms", type=float, default=0.0, help="count loop callbacks slower than this")
+    parser.add_argument(
+        "--switch-ms",
+        type=float,
+        default=0.0,
+        help="sys.setswitchinterval for the run (Python's is 5 ms: a thread waits that long for the GIL)",
+    )
     parser.add_argument("--keep", default=None, help="use (and keep) this file; seeded if new")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    if args.switch_ms:
+        sys.setswitchinterval(args.switch_ms / 1000)
     with tempfile.TemporaryDirectory(prefix="mneme-busy-") as scratch:
         path = args.keep or os.path.join(scratch, "bench.db")
         if not os.path.exists(path):

@@ -1,10 +1,11 @@
 """`Mneme`: one companion's memory, in one SQLite file.
 
 The facade a bot talks to. Each product verb comes as a pair: `aprompt`, `arecall`, `aremember` ... run their
-SQLite work on aiosqlite's threads and never block the event loop; `prompt`, `recall`, `remember` ... do the
+SQLite work on the store's threads and never block the event loop; `prompt`, `recall`, `remember` ... do the
 same work on a connection of the calling thread, so they need no event loop and work whether or not one is
 running in the thread. Both run the same transaction functions (`mneme_core.memory.notes`,
-`mneme_core.memory.recall`), so the twins cannot drift apart.
+`mneme_core.memory.recall`), so the twins cannot drift apart; `prompt` and `recall` are written once as
+plans that both run (`twins`), so the async twins do their scoring and text work off the loop too.
 
 Validation happens here, before any work reaches the store: a wrong value raises `ValueError` or
 `TypeError` (both also `MnemeError`) naming the value and what is allowed, and nothing is written.
@@ -413,10 +414,14 @@ class Mneme(CompanionVerbs, CheckVerbs):
         With transcript lines kept (`transcript`), up to `lines` of the person's lines within `line_budget`
         characters come too (`Recall.lines`), apart from the newest `shown_lines` of `conversation`, which
         the model sees already. `arecall` takes the same arguments."""
-        return twins.run(self.store, self._recall_plan(subject, query, _RECALL.of(locals())))
+        return twins.run(self.store, self._recall_plan(subject, query, RECALL.of(locals())))
 
     async def arecall(self, subject: str, query: str, **options: Any) -> Recall:
-        return await twins.arun(self.store, self._recall_plan(subject, query, _RECALL.given(options)))
+        return await twins.arun(self.store, self._recalling(subject, query, **options))
+
+    def _recalling(self, subject: object, query: object, **options: Any) -> twins.Plan[Recall]:
+        """`arecall`'s plan, for another plan to take in (`yield from`)."""
+        return self._recall_plan(subject, query, RECALL.given(options))
 
     def _recall_plan(self, subject: object, query: object, o: dict[str, Any]) -> twins.Plan[Recall]:
         ask = self._ask(subject, query, o, within=True)
@@ -776,7 +781,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         return added
 
 
-# Every Mneme not closed yet, to close at exit: aiosqlite's threads are daemons (see `store._as_daemon`), so
+# Every Mneme not closed yet, to close at exit: the store's threads are daemons (see `store.workers`), so
 # a program that never called close() exits, and this writes what it left waiting first.
 _OPEN: weakref.WeakSet[Mneme] = weakref.WeakSet()
 
@@ -790,7 +795,7 @@ def _close_left_open() -> None:
             log.warning("closing %s at exit failed: %s", m.store.path, err)
 
 
-_RECALL = twins.Keywords(Mneme.recall)
+RECALL = twins.Keywords(Mneme.recall)
 _PROMPT = twins.Keywords(Mneme.prompt)
 SAID = ("lines", "line_budget", "conversation", "shown_lines")
 

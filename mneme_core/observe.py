@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import capture as writer
-from . import relations
+from . import relations, twins
 from .decide import Chain, Prompt, Question, acomplete
 from .errors import InvalidType, InvalidValue, describe
 from .exchange import FEELING, MOOD_CHANGE, SOURCES, as_text, frame, judge_questions
@@ -135,8 +135,6 @@ class Observer:
         # Notes are about what the person said: the companion's own outreach ("speak-up") and its
         # scheduled duties move the mood but are never worth a note about the person.
         capture = capture and source == "user"
-        if source == "user":
-            await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
         questions = self._questions(capture)
         framed = frame(
             said,
@@ -153,6 +151,8 @@ class Observer:
         event = None
         if mood and (MOOD_CHANGE in answers or FEELING in answers):
             event = await self._move(subject, said, answers, source, user_name, now)
+        elif source == "user":
+            await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
         worth = answers.get(writer.WORTH)
         applied: list[Applied] = []
         if capture and (worth is None or worth.probability >= gate):
@@ -166,7 +166,6 @@ class Observer:
     ) -> MoodEvent | None:
         m = self.m
         level, feeling = answers.get(MOOD_CHANGE), answers.get(FEELING)
-        weight = await m.store.aread(relations.weight, m.space, subject, now, m.relation_settings)
         judged = Judgement(
             level=level.mean() if level else 0.0,
             feelings=feeling.probabilities if feeling else {},
@@ -175,13 +174,10 @@ class Observer:
             judge="+".join(dict.fromkeys(a.by for a in (level, feeling) if a)),
             reason=(level.reason if level else "") or (feeling.reason if feeling else ""),
             source=source,
-            weight=weight,
             exchange=said,
             user_name=user_name,
         )
-        event = await m.store.awrite(
-            mood_store.apply_answers, m.space, subject, judged, now, m.mood_settings, m.words
-        )
+        event = await m.store.awrite(_felt, m, subject, judged, now)
         self.counts["mood moved" if event else "mood unmoved"] += 1
         return event
 
@@ -196,18 +192,8 @@ class Observer:
             self.counts["no note writer"] += 1
             return [], ""
         now = m._now()
-        recalled = await m.arecall(subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False)
-        shown = writer.offered([r.note for r in recalled.chosen])
-        system, user = writer.writer_messages(
-            said,
-            user_name=user_name,
-            companion_name=m.settings.companion_name,
-            language=m.memory_language,
-            known=shown,
-            prompts=m.prompts,
-            now=now,
-            zone=m.settings.zone,
-        )
+        offering = self._offer(subject, said, user_name, now)
+        shown, (system, user) = await twins.arun(m.store, offering, later=True)
         try:
             reply = await acomplete(complete, system, user, timeout=WRITER_TIMEOUT)
         except Exception as err:  # the host's model: anything can go wrong there, and nothing is written
@@ -226,6 +212,25 @@ class Observer:
         applied = await m.store.awrite(consolidate.apply, m.space, subject, actions, m._now(), m._rules)
         self._count(applied)
         return applied, ""
+
+    def _offer(self, subject: str, said: str, user_name: str, now: float) -> twins.Plan[tuple[Any, Any]]:
+        """The notes the note writer is shown (the person's closest to the exchange) and its messages: one
+        plan, so the recall and the messages' text are made off the loop (see `twins`)."""
+        m = self.m
+        recalled = yield from m._recalling(
+            subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False
+        )
+        shown = writer.offered([r.note for r in recalled.chosen])
+        return shown, writer.writer_messages(
+            said,
+            user_name=user_name,
+            companion_name=m.settings.companion_name,
+            language=m.memory_language,
+            known=shown,
+            prompts=m.prompts,
+            now=now,
+            zone=m.settings.zone,
+        )
 
     async def _vetted(self, subject: str, actions: list[Action]) -> list[Action]:
         """Plugins may veto or rewrite each fact on its way in (`filter_note`); a SKIP writes nothing."""
@@ -302,6 +307,15 @@ class Observer:
         await m.store.awrite(notes.set_profile, m.space, subject, card, m._now())
         self.counts["reflected"] += 1
         return card
+
+
+def _felt(conn: Any, m: Mneme, subject: str, judged: Judgement, now: float) -> MoodEvent | None:
+    """The person was seen (if they spoke), and the mood moved by how close they are now: one write."""
+    if judged.source == "user":
+        relations.seen(conn, m.space, subject, now, m.relation_settings)
+    weight = relations.weight(conn, m.space, subject, now, m.relation_settings)
+    judged = replace(judged, weight=weight)
+    return mood_store.apply_answers(conn, m.space, subject, judged, now, m.mood_settings, m.words)
 
 
 def _written(applied: list[Applied]) -> list[Note]:

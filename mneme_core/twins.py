@@ -99,12 +99,13 @@ def run(store: Any, plan: Plan[T]) -> T:
             error = err
 
 
-async def arun(store: Any, plan: Plan[T]) -> T:
-    """The plan to its end off the loop (the async twins): on a reader thread up to each write or await."""
+async def arun(store: Any, plan: Plan[T], *, later: bool = False) -> T:
+    """The plan to its end off the loop (the async twins): on a reader thread up to each write or await;
+    `later` for a plan off a reply's path (see `Store.aside`)."""
     value: Any = None
     error: BaseException | None = None
     while True:
-        done, found = await store.aside(_advance, store, plan, value, error)
+        done, found = await store.aside(_advance, store, plan, value, error, later=later)
         if done:
             return found
         value, error = None, None

@@ -122,3 +122,27 @@ async def test_a_closed_store_refuses_async_work(db_path):
         await m.aprompt(S, "cat")
     with pytest.raises(ClosedError):
         await m.store.awrite(lambda conn: None)
+
+
+async def test_work_off_a_replys_path_waits_for_the_reads_on_one(mneme: Mneme):
+    """Both readers busy; an observe's read (later) asked first, a prompt's read asked second: the prompt's
+    runs first when a reader is free."""
+    held, release, order = threading.Barrier(3, timeout=WAIT), threading.Event(), []
+
+    def hold():
+        held.wait()
+        assert release.wait(WAIT)
+
+    def note(name):
+        order.append(name)
+
+    holding = [asyncio.ensure_future(mneme.store.aside(hold)) for _ in range(2)]
+    await asyncio.to_thread(held.wait)  # both readers are inside `hold`
+    later = asyncio.ensure_future(mneme.store.aside(note, "observe", later=True))
+    await asyncio.sleep(0)  # queued first
+    now = asyncio.ensure_future(mneme.store.aside(note, "prompt"))
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(*holding, later, now)
+
+    assert order == ["prompt", "observe"]

@@ -46,7 +46,7 @@ from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
 from .turns import Late, Turn
-from .workers import READERS, Workers
+from .workers import LATER, NOW, READERS, Workers
 
 log = logging.getLogger(__name__)
 
@@ -408,11 +408,12 @@ class Store:
         self._open_or_raise()
         return await self._readers.run(self.read, work, *args)
 
-    async def aside(self, work: Callable[..., T], *args: Any) -> T:
+    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
         """`work(*args)` on a reader thread, in no transaction: for code that reads through `read` there
-        (see `twins`) and whose plain work should not run on the event loop."""
+        (see `twins`) and whose plain work should not run on the event loop. `later`: work off a reply's
+        path, which waits for the reads on one (see `workers.LATER`)."""
         self._open_or_raise()
-        return await self._readers.run(work, *args)
+        return await self._readers.run(work, *args, place=LATER if later else NOW)
 
     def _open_or_raise(self) -> None:
         if self._closed:

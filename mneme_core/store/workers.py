@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import queue
 import threading
@@ -31,6 +32,12 @@ log = logging.getLogger(__name__)
 
 READERS = 2
 """Reader threads per store: one per core of the machine kind this is measured on (2)."""
+
+NOW, LATER, LAST = 0, 1, 2
+"""A job's place: on a reply's path (`aprompt`), after the reply (the note writer's recall, in `aobserve`),
+and the end of the threads. The threads take the first job of the first place, so a bot whose memory work
+runs behind (more messages a second than the machine can judge) keeps answering: under 300 messages a
+second, with the observes queueing, a prompt waits only for the reads under way."""
 
 
 def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
@@ -48,18 +55,20 @@ class Workers:
     def __init__(self, name: str, count: int) -> None:
         self.name = name
         self.count = count
-        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._jobs: queue.PriorityQueue[Any] = queue.PriorityQueue()
+        self._order = itertools.count()  # first come, first served within a place
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._stopped = False
 
-    async def run(self, work: Callable[..., Any], *args: Any) -> Any:
-        """`work(*args)` on one of the threads; its result (or its exception) here."""
+    async def run(self, work: Callable[..., Any], *args: Any, place: int = NOW) -> Any:
+        """`work(*args)` on one of the threads, after the jobs of an earlier `place` (`NOW`, `LATER`) and
+        those of its own that came first; its result (or its exception) here."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         if not self._threads:
             self._start()
-        self._jobs.put((work, args, loop, future))
+        self._jobs.put((place, next(self._order), (work, args, loop, future)))
         return await future
 
     def _start(self) -> None:
@@ -75,7 +84,7 @@ class Workers:
 
     def _serve(self) -> None:
         while True:
-            job = self._jobs.get()
+            _place, _order, job = self._jobs.get()
             if job is None:
                 return
             work, args, loop, future = job
@@ -94,7 +103,7 @@ class Workers:
             self._stopped = True
             threads, self._threads = self._threads, []
         for _ in threads:
-            self._jobs.put(None)
+            self._jobs.put((LAST, next(self._order), None))
         if timeout is None:
             return not threads
         for thread in threads:
