@@ -26,7 +26,7 @@ from datetime import tzinfo
 from typing import Any
 
 from .. import dates, text
-from ..store.schema import LIVE, LIVE_N
+from ..store.schema import FADING, LIVE, LIVE_N
 from . import index
 from .note import COLUMNS, Note, NoteFields, note_of
 
@@ -463,19 +463,12 @@ def newest(
     params: dict[str, object] | None = None,
 ) -> list[Note]:
     """A person's newest live notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
-    further with `params`), newest first.
-
-    Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
-    id order, so every part reads from the newest back and stops at `limit`; one query over all of them
-    would sort every note the person has."""
-    kinds = "and kind not in ('fact', 'preference')" if fading else ""
-    parts = " union all ".join(
-        f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"{kinds} and {LIVE}{where} order by id desc limit :limit)"
-        for importance in range(1, 6)
-    )
+    further with `params`), newest first: read from the newest back along the index of (subject, id) for
+    live notes (`schema.NEWEST_0016`), stopping at `limit`."""
+    kinds = f" and {FADING}" if fading else ""
     rows = conn.execute(
-        f"select * from ({parts}) order by id desc limit :limit",
+        f"select {COLUMNS} from notes where subject_id = :sid and {LIVE}{kinds}{where} "
+        "order by id desc limit :limit",
         {"sid": sid, "limit": limit, **(params or {})},
     )
     return [note_of(subject, row) for row in rows]

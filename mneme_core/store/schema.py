@@ -42,6 +42,7 @@ from ..errors import SchemaError
 LIVE = "deleted_at is null and superseded_by is null"
 # The same, for a query that calls the notes table `n`.
 LIVE_N = "n.deleted_at is null and n.superseded_by is null"
+FADING = "kind not in ('fact', 'preference')"  # the kinds that fade (see `notes.newest`)
 
 NOTES_0001 = f"""
 create table if not exists meta(key text primary key, value text not null) without rowid;
@@ -437,6 +438,16 @@ create table leases(
 """
 
 
+# A person's newest live notes (`notes.newest`, asked twice by every recall), read from the newest back and
+# stopping at the limit: the index on (subject_id, importance) held them in id order per importance only,
+# so each read was five sorted parts merged (260 µs for a person of 30 notes on a loaded machine; 196 µs
+# now, and 106 µs for the fading kinds alone). About 25 bytes a note.
+NEWEST_0016 = f"""
+create index notes_newest on notes(subject_id, id) where {LIVE};
+create index notes_newest_fading on notes(subject_id, id) where {LIVE} and {FADING};
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -447,6 +458,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0011_checks", sql_step(CHECKS_0011)),
     Migration("0012_closeness", sql_step(CLOSENESS_0012)),
     Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
+    Migration("0016_newest", sql_step(NEWEST_0016)),
 )
 LEVEL = len(MIGRATIONS)
 
