@@ -11,8 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
-# The benchmarks are imported as a package from the project's root: their own folder on the path would put
-# benchmarks/concurrent.py in the place of the standard library's `concurrent` for every later import.
+# The benchmarks are imported as a package from the project's root.
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

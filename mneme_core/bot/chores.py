@@ -11,7 +11,7 @@ this process and claims its lease (`store.leases`, the row `chore:<name>` of the
 write transaction: of several processes on one file exactly one wins. The row also says when the chore is
 next due, so all of them agree, and a restart does not run last night's check again; a chore first seen is
 first due at its next time (`every` after now, or the next `at`). The work runs as a task of its own,
-bounded by `timeout`, its database work on aiosqlite's threads, so a reply never waits for it. Its lease
+bounded by `timeout`, its database work on the store's threads, so a reply never waits for it. Its lease
 lasts the timeout plus `LEASE_MARGIN`, so a process that dies holding it loses it then. When it ends the
 lease is let go and the next time written: the schedule's next time, or, after a failure, `RETRY` seconds
 on if that is sooner. `aclose` waits for a chore under way at most its timeout, then stops it and hands its

@@ -27,7 +27,7 @@ from datetime import tzinfo
 from typing import Any
 
 from .. import dates, text
-from ..store.schema import AWAKE, LIVE, LIVE_N
+from ..store.schema import AWAKE, FADING, LIVE, LIVE_N
 from . import archive, index
 from .note import COLUMNS, Note, NoteFields, note_of
 
@@ -473,19 +473,12 @@ def newest(
     params: dict[str, object] | None = None,
 ) -> list[Note]:
     """A person's newest awake notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
-    further with `params`), newest first: the archive is not among them.
-
-    Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
-    id order, so every part reads from the newest back and stops at `limit`; one query over all of them
-    would sort every note the person has."""
-    kinds = "and kind not in ('fact', 'preference')" if fading else ""
-    parts = " union all ".join(
-        f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"{kinds} and {LIVE} and {AWAKE}{where} order by id desc limit :limit)"
-        for importance in range(1, 6)
-    )
+    further with `params`), newest first, the archive not among them: read from the newest back along the
+    index of (subject, id) for live notes (`schema.NEWEST_0016`), stopping at `limit`."""
+    kinds = f" and {FADING}" if fading else ""
     rows = conn.execute(
-        f"select * from ({parts}) order by id desc limit :limit",
+        f"select {COLUMNS} from notes where subject_id = :sid and {LIVE} and {AWAKE}{kinds}{where} "
+        "order by id desc limit :limit",
         {"sid": sid, "limit": limit, **(params or {})},
     )
     return [note_of(subject, row) for row in rows]

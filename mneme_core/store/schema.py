@@ -47,6 +47,7 @@ LIVE = "deleted_at is null and superseded_by is null"
 LIVE_N = "n.deleted_at is null and n.superseded_by is null"
 # A live note that is not in the archive (`memory.archive`): the everyday selection's notes.
 AWAKE = "archived_at is null"
+FADING = "kind not in ('fact', 'preference')"  # the kinds that fade (see `notes.newest`)
 
 NOTES_0001 = f"""
 create table if not exists meta(key text primary key, value text not null) without rowid;
@@ -530,6 +531,16 @@ end
 """
 
 
+# A person's newest live notes (`notes.newest`, asked twice by every recall), read from the newest back and
+# stopping at the limit: the index on (subject_id, importance) held them in id order per importance only,
+# so each read was five sorted parts merged (260 µs for a person of 30 notes on a loaded machine; 196 µs
+# now, and 106 µs for the fading kinds alone). About 25 bytes a note.
+NEWEST_0016 = f"""
+create index notes_newest on notes(subject_id, id) where {LIVE};
+create index notes_newest_fading on notes(subject_id, id) where {LIVE} and {FADING};
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -541,6 +552,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0012_closeness", sql_step(CLOSENESS_0012)),
     Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
     Migration("0015_lifecycle", sql_step(LIFECYCLE_0015)),
+    Migration("0016_newest", sql_step(NEWEST_0016)),
 )
 LEVEL = len(MIGRATIONS)
 
