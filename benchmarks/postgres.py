@@ -1,10 +1,11 @@
 """PostgreSQL beside SQLite (and the reference): recall at size, and many writers at once.
 
 1. Recall: one person with N notes (`notes.py`, the same notes as `recall.py`), brought into a new SQLite file
-   and a new PostgreSQL schema by one `import_data` each (the same rows on both; inserting 100,000 notes one
-   `remember()` at a time on a server would take most of an hour and measures nothing recall does); then
-   `--queries` recalls, median and p95 wall ms. The reference (mneme-llm 0.1.0, its own venv, see
-   `recall.py --install-reference`) runs its own worker from `recall.py` at the same sizes, on SQLite.
+   by one `import_data`, and its rows copied into a new PostgreSQL schema (`copied`: the same notes and term
+   index on both; an import on a server pays a round trip per statement, and 100,000 notes took longer than
+   20 minutes on a loaded machine); then `--queries` recalls, median and p95 wall ms. The reference
+   (mneme-llm 0.1.0, its own venv, see `recall.py --install-reference`) runs its own worker from `recall.py`
+   at the same sizes, on SQLite.
 2. Writers: `--procs` processes x `--tasks` asyncio tasks, each task its own person, for `--seconds`: a
    turn is `aremember` then `arecall` of the same person. Turns per second (all processes), p50/p99 turn
    latency, lost writes (acknowledged notes missing afterwards: must be 0), and leaks (a recall that showed
@@ -24,10 +25,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Run as a script, this folder comes first on sys.path, where its concurrent.py would stand in for the
-# standard library's (asyncio imports it): the checkout's root takes its place.
-if sys.path and Path(sys.path[0]).resolve() == ROOT / "benchmarks":
-    sys.path[0] = str(ROOT)
+# The benchmarks are imported as a package from the checkout's root (as the tests do).
+sys.path[:0] = [str(ROOT)]
 sys.path.append(str(ROOT / "tests"))  # pgserver, the tests' throwaway server
 
 import argparse  # noqa: E402
@@ -47,6 +46,9 @@ SPACE = "bench"
 REFERENCE_PYTHON = Path.home() / ".cache" / "mneme-bench" / "ref-venv" / "bin" / "python"
 
 
+MADE: list[str] = []
+
+
 def new_schema(base: str) -> str:
     """A new, empty schema on the server, as a URL (dropped by `drop_schemas`)."""
     import psycopg
@@ -54,16 +56,17 @@ def new_schema(base: str) -> str:
     name = f"bench_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f"create schema {name}")
+    MADE.append(name)
     return f"{base}{'&' if '?' in base else '?'}options={quote(f'-csearch_path={name}')}"
 
 
 def drop_schemas(base: str) -> None:
+    """The schemas this run made (another run on the same server keeps its own)."""
     import psycopg
 
     with psycopg.connect(base, autocommit=True) as conn:
-        names = [n for (n,) in conn.execute("select nspname from pg_namespace where nspname like 'bench_%'")]
-        for name in names:
-            conn.execute(f"drop schema {name} cascade")
+        for name in MADE:
+            conn.execute(f"drop schema if exists {name} cascade")
 
 
 # -- 1. recall at size ---------------------------------------------------------------------------------------
@@ -76,14 +79,17 @@ def export_of(n: int, now: float) -> dict:
     return {"mneme_bots": 1, "space": SPACE, "notes": notes}
 
 
-def recall_on(location: str, n: int, queries: list[str], now: float) -> dict:
+def recall_on(location: str, n: int, queries: list[str], now: float, copy_of: str | None = None) -> dict:
+    """Fill `location` (an import, or with `copy_of` a copy of that file's rows), then time the recalls."""
     from mneme_core import Mneme
 
-    data = export_of(n, now)
-    with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now) as m:
-        t = time.perf_counter()
-        added = m.import_data(data)
-        filled = time.perf_counter() - t
+    t = time.perf_counter()
+    if copy_of is None:
+        with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now) as m:
+            added = m.import_data(export_of(n, now))
+    else:
+        added = copied(copy_of, location)
+    filled = time.perf_counter() - t
     with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now) as m:
         m.recall(SUBJECT, queries[0], log=False)
         times = []
@@ -93,6 +99,61 @@ def recall_on(location: str, n: int, queries: list[str], now: float) -> dict:
             times.append(time.perf_counter() - t)
     median, p95 = ms_stats(times)
     return {"notes": added, "fill_s": filled, "median_ms": median, "p95_ms": p95}
+
+
+def copied(source: str, target: str) -> int:
+    """Every row of the SQLite file `source` copied into the new PostgreSQL schema `target` (migrated
+    first): the same notes and the same term index, by COPY, with the triggers off (the rows are copied as
+    they are). An import on a server pays a round trip per statement, some ten a note: 100,000 notes took
+    longer than 20 minutes on the loaded 2-core machine. Returns the notes copied."""
+    import sqlite3
+
+    import psycopg
+
+    from mneme_core import Mneme
+
+    Mneme(target, space=SPACE).close()
+    src = sqlite3.connect(source)
+    try:
+        with psycopg.connect(target) as dst:
+            dst.execute("set session_replication_role = replica")
+            tables = [
+                t
+                for (t,) in dst.execute(
+                    "select table_name from information_schema.tables "
+                    "where table_schema = current_schema() and table_type = 'BASE TABLE'"
+                )
+            ]
+            for table in tables:
+                have = {row[1] for row in src.execute(f"pragma table_info({table})")}
+                cols = [
+                    c
+                    for (c,) in dst.execute(
+                        "select column_name from information_schema.columns where table_schema = "
+                        "current_schema() and table_name = %s order by ordinal_position",
+                        (table,),
+                    )
+                    if c in have
+                ]
+                if not cols or table == "migrations":
+                    continue
+                dst.execute(f"delete from {table}")
+                names = ", ".join(cols)
+                with dst.cursor().copy(f"copy {table} ({names}) from stdin") as copy:
+                    for row in src.execute(f"select {names} from {table}"):
+                        copy.write_row(row)
+                found = (
+                    dst.execute("select pg_get_serial_sequence(%s, 'id')", (table,)) if "id" in cols else None
+                )
+                sequence = found.fetchone()[0] if found else None
+                if sequence:  # identities go on after the copied ids
+                    dst.execute(
+                        f"select setval('{sequence}', (select coalesce(max(id), 0) + 1 from {table}), false)"
+                    )
+            (count,) = dst.execute("select count(*) from notes").fetchone()
+    finally:
+        src.close()
+    return count
 
 
 def reference_recall(n: int, queries: int, workdir: str, now: float) -> dict | None:
@@ -213,13 +274,11 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
             for n in (int(s) for s in args.sizes.split(",") if s):
-                row = {}
-                for name, location in (
-                    ("sqlite", str(Path(work) / f"{n}.db")),
-                    ("postgresql", new_schema(base)),
-                ):
-                    print(f"· recall, {name}, {n:,} notes …", file=sys.stderr, flush=True)
-                    row[name] = recall_on(location, n, queries, now)
+                file = str(Path(work) / f"{n}.db")
+                print(f"· recall, sqlite, {n:,} notes …", file=sys.stderr, flush=True)
+                row = {"sqlite": recall_on(file, n, queries, now)}
+                print(f"· recall, postgresql, {n:,} notes (the file's rows) …", file=sys.stderr, flush=True)
+                row["postgresql"] = recall_on(new_schema(base), n, queries, now, copy_of=file)
                 if not args.no_reference:
                     print(f"· recall, reference, {n:,} notes …", file=sys.stderr, flush=True)
                     row["reference"] = reference_recall(n, args.queries, work, now)

@@ -23,18 +23,10 @@ rates, so > 1 means ours is better.
     python benchmarks/recall.py --install-reference   # once: venv + mneme-llm==0.1.0 in ~/.cache/mneme-bench
     python benchmarks/recall.py                       # 1k and 10k notes, en and zh, both engines
     python benchmarks/recall.py --sizes 100000 --lang zh --engines mneme --json zh100k.json
+    python benchmarks/recall.py --people 1x100000,10000x300   # ours only: a big bot's file (see people.py)
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder comes first on sys.path, where its concurrent.py would stand in for the
-# standard library's (asyncio imports it): the checkout's root takes its place, and notes.py is imported
-# as benchmarks.notes.
-if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import argparse
 import asyncio
@@ -46,10 +38,17 @@ import resource
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
-from benchmarks.notes import make_notes, make_queries
+try:
+    import people as many
+    from notes import make_notes, make_queries
+except ImportError:  # imported as benchmarks.recall
+    from benchmarks import people as many
+    from benchmarks.notes import make_notes, make_queries
 
 SUBJECT = "discord:42"
 MARK = "@@mneme-bench@@ "
@@ -319,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
         "--install-reference", action="store_true", help="create that venv and pip-install mneme-llm"
     )
     p.add_argument("--json", metavar="OUT", help="also write the raw results to OUT")
+    p.add_argument(
+        "--people",
+        help="ours only: PxN files (P people x N notes, comma-separated; N is 300 if omitted), see people.py",
+    )
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--now", type=float, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -327,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         print(MARK + json.dumps(work(args)), flush=True)
         return 0
 
+    if args.people:
+        return run_people(args)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     langs = [s.strip() for s in args.lang.split(",") if s.strip()]
     wanted = [s.strip() for s in args.engines.split(",") if s.strip()]
@@ -369,6 +374,29 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"argv": sys.argv[1:], "now": now, "cpus": os.cpu_count(), "load": load}
         Path(args.json).write_text(
             json.dumps({"meta": meta, "results": results}, indent=1, ensure_ascii=False)
+        )
+    return 0
+
+
+def run_people(args) -> int:
+    """`--people`: the many-people files of `people.py`, in this process (ours only)."""
+    specs = [(s.strip() + "x300").split("x")[:2] for s in args.people.split(",") if s.strip()]
+    workdir = args.workdir or tempfile.mkdtemp(prefix="mneme-bench-")
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    try:
+        results = [
+            many.measure(int(p), int(n), queries=args.queries, seed=args.seed, workdir=workdir)
+            for p, n in specs
+        ]
+    finally:
+        if not args.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"\n## python {platform.python_version()}, sqlite {sqlite3.sqlite_version}, load {load[0]:.2f}")
+    print("\n" + many.table(results, args.queries))
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"argv": sys.argv[1:], "load": load, "results": results}, indent=1)
         )
     return 0
 

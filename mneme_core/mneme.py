@@ -1,10 +1,11 @@
 """`Mneme`: one companion's memory, in one SQLite file.
 
 The facade a bot talks to. Each product verb comes as a pair: `aprompt`, `arecall`, `aremember` ... run their
-SQLite work on aiosqlite's threads and never block the event loop; `prompt`, `recall`, `remember` ... do the
+SQLite work on the store's threads and never block the event loop; `prompt`, `recall`, `remember` ... do the
 same work on a connection of the calling thread, so they need no event loop and work whether or not one is
 running in the thread. Both run the same transaction functions (`mneme_core.memory.notes`,
-`mneme_core.memory.recall`), so the twins cannot drift apart.
+`mneme_core.memory.recall`), so the twins cannot drift apart; `prompt` and `recall` are written once as
+plans that both run (`twins`), so the async twins do their scoring and text work off the loop too.
 
 Validation happens here, before any work reaches the store: a wrong value raises `ValueError` or
 `TypeError` (both also `MnemeError`) naming the value and what is allowed, and nothing is written.
@@ -24,21 +25,25 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import dates, periods, relations, text, tools, transcript, transfer
+from . import dates, periods, relations, text, tools, transcript, transfer, twins
 from .check import records as check_records
 from .checking import CheckVerbs
 from .companion import CompanionVerbs
 from .config import Config, Settings, arguments
 from .config import mneme_llm as mneme_llm_config
 from .config.toml import database as database_in
-from .decide import Chain, Prompt, run
+from .decide import Chain, Prompt
 from .errors import ClosedError, InvalidType, InvalidValue, describe
 from .from_mneme_llm import STORED, switches
 from .from_mneme_llm import database as mneme_llm_database
+from .journal import JournalVerbs
+from .journal import entries as journal_entries
+from .journal import section as journal_section
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
+from .memory.lifecycle import Lifecycle
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.recall import Ask, Recall, Trace
 from .memory.recall_log import RecallLog
@@ -51,6 +56,7 @@ from .prompting import join, notes_block, said_block, who
 from .relations import RelationSettings, Relationship, Role
 from .store import open_store
 from .store.location import is_url
+from .tending import TendVerbs
 from .transcript import Transcript
 from .transcript.recall import rank
 
@@ -67,7 +73,7 @@ def _query(value: object) -> str:
     return text.clean(value)
 
 
-class Mneme(CompanionVerbs, CheckVerbs):
+class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
     """Memory for one companion (a space) in one SQLite file, or on a PostgreSQL server.
 
     `Mneme("companion.db", space="dafeiyu")`, `Mneme("postgresql://mio@db.example/mneme", space=...)`; with
@@ -181,6 +187,10 @@ class Mneme(CompanionVerbs, CheckVerbs):
         self.observer = Observer(self)
         self.check_counts: Counter[str] = Counter()
         self.recall_log = RecallLog(self.store)
+        # Reinforcement, links, the archive, lessons and the journal (`memory.lifecycle`, `tending`).
+        self.lifecycle = Lifecycle.of(current.values)
+        self.recall_log.lifecycle = self.lifecycle
+        self.recall_log.half_life_days = self.settings.half_life_days
         self.transcript = Transcript(self.store, space, clock)
         # The meaning tier (`mneme_core.meaning`): an `Embeddings`, a registered embedder's name or a
         # function texts -> vectors, else `memory.embed`; "" keeps recall to words. Notes are embedded
@@ -264,14 +274,15 @@ class Mneme(CompanionVerbs, CheckVerbs):
 
     @property
     def _rules(self) -> notes.Rules:
-        return notes.Rules.of(self.settings)
+        life = self.lifecycle
+        return replace(
+            notes.Rules.of(self.settings),
+            lifecycle=life.enabled,
+            link_half_life_days=life.link_half_life_days,
+        )
 
     def _reindex_if_needed(self) -> None:
-        """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
-        current = text.version()
-        if self._terms_version != current:
-            self.store.write(_reindex, current)
-            self._terms_version = current
+        twins.run(self.store, self._reindexed())
 
     # -- remembering -----------------------------------------------------------------------------------
 
@@ -375,31 +386,24 @@ class Mneme(CompanionVerbs, CheckVerbs):
 
     # -- recalling -------------------------------------------------------------------------------------
 
-    def _ask(
-        self,
-        subject: object,
-        query: object,
-        limit: object,
-        budget: object,
-        important: object,
-        recent: object,
-        within: Mapping[str, object] | None = None,
-        said: Mapping[str, object] | None = None,
-    ) -> Ask:
+    def _ask(self, subject: object, query: object, o: Mapping[str, Any], within: bool = False) -> Ask:
+        """A recall's question from a verb's arguments (`o`: a recall's or a prompt's), checked; `within`:
+        with the filters only a recall takes."""
         query, now = _query(query), self._now()
         return Ask(
             space=self.space,
             subject=subject_of(subject),
             query=query,
-            limit=count_of("limit", limit),
-            budget=count_of("budget", budget),
-            important=count_of("important", important),
-            recent=count_of("recent", recent),
+            limit=count_of("limit", o["limit"]),
+            budget=count_of("budget", o["budget"]),
+            important=count_of("important", o["important"]),
+            recent=count_of("recent", o["recent"]),
             now=now,
             half_life_days=self.settings.half_life_days,
-            within=_within(**(within or {})),
+            within=_within(**({name: o[name] for name in ("kinds", "since", "until")} if within else {})),
             period=periods.named(query, now, self.settings.zone),
-            **_said(**(said or {})),
+            **_said(**{name: o[name] for name in SAID}),
+            lifecycle=self.lifecycle if self.lifecycle.enabled else None,
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -434,68 +438,40 @@ class Mneme(CompanionVerbs, CheckVerbs):
 
         With transcript lines kept (`transcript`), up to `lines` of the person's lines within `line_budget`
         characters come too (`Recall.lines`), apart from the newest `shown_lines` of `conversation`, which
-        the model sees already."""
-        within = {"kinds": kinds, "since": since, "until": until}
-        said = {
-            "lines": lines,
-            "line_budget": line_budget,
-            "conversation": conversation,
-            "shown_lines": shown_lines,
-        }
-        ask = self._ask(subject, query, limit, budget, important, recent, within, said)
-        self._reindex_if_needed()
-        placing = self._place_sync(ask)
-        found = self.store.read(rank, placing.ask(ask), placing.placed)
-        return self._logged(placing.told(found, ask.query), log, ask.now)
+        the model sees already. `arecall` takes the same arguments."""
+        return twins.run(self.store, self._recall_plan(subject, query, RECALL.of(locals())))
 
-    async def arecall(
-        self,
-        subject: str,
-        query: str,
-        *,
-        limit: int = 6,
-        budget: int = 800,
-        important: int = 2,
-        recent: int = 1,
-        log: bool = True,
-        kinds: tuple[str, ...] | list[str] | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        lines: int = LINES,
-        line_budget: int = LINE_BUDGET,
-        conversation: str | None = None,
-        shown_lines: int = 0,
-    ) -> Recall:
-        within = {"kinds": kinds, "since": since, "until": until}
-        said = {
-            "lines": lines,
-            "line_budget": line_budget,
-            "conversation": conversation,
-            "shown_lines": shown_lines,
-        }
-        ask = self._ask(subject, query, limit, budget, important, recent, within, said)
-        self._reindex_if_needed()
-        placing = await self._place(ask)
-        found = await self.store.aread(rank, placing.ask(ask), placing.placed)
-        return self._logged(placing.told(found, ask.query), log, ask.now)
+    async def arecall(self, subject: str, query: str, **options: Any) -> Recall:
+        return await twins.arun(self.store, self._recalling(subject, query, **options))
 
-    async def _place(self, ask: Ask) -> Placing:
+    def _recalling(self, subject: object, query: object, **options: Any) -> twins.Plan[Recall]:
+        """`arecall`'s plan, for another plan to take in (`yield from`)."""
+        return self._recall_plan(subject, query, RECALL.given(options))
+
+    def _recall_plan(self, subject: object, query: object, o: dict[str, Any]) -> twins.Plan[Recall]:
+        ask = self._ask(subject, query, o, within=True)
+        yield from self._reindexed()
+        placing = yield from self._placed(ask)
+        found = yield twins.Read(rank, placing.ask(ask), placing.placed)
+        return self._logged(placing.told(found, ask.query), o["log"], ask.now)
+
+    def _reindexed(self) -> twins.Plan[None]:
+        """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
+        current = text.version()
+        if self._terms_version != current:
+            yield twins.Write(_reindex, current)
+            self._terms_version = current
+
+    def _placed(self, ask: Ask) -> twins.Plan[Placing]:
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
         when every tier passed; counted either way. A query about the person in general is not placed:
-        recall shows its overview then."""
-        if not ask.query or overview.general(text.terms(ask.query)):
-            return WORDS_ONLY
-        return await self.tiers.place(Query(ask.query, ask.space, ask.subject))
-
-    def _place_sync(self, ask: Ask) -> Placing:
-        """`_place` for the plain twins: the same tiers, run to their end here (see `decide.run`); a
-        companion with no tier but words pays nothing for it."""
+        recall shows its overview then. A companion with no tier but words pays nothing for it."""
         if not ask.query or overview.general(text.terms(ask.query)):
             return WORDS_ONLY
         if not self.tiers.tiers:
             self.tiers.counts[WORDS] += 1
             return WORDS_ONLY
-        return run(lambda: self._place(ask))
+        return (yield twins.Await(lambda: self.tiers.place(Query(ask.query, ask.space, ask.subject))))
 
     def embed_pending(self) -> int:
         """Do now, in this thread, what the meaning tiers do in the background: embed the notes still
@@ -512,6 +488,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         card: str | None,
         relation: Relationship | None,
         news: str | None,
+        diary: str = "",
     ) -> str:
         words = self.words
         if header is not None:
@@ -521,7 +498,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         zone = self.settings.zone
         block = notes_block(recall, name=name, words=words, now=ask.now, zone=zone, card=card)
         said = said_block(recall, name=name, words=self.words, now=ask.now, zone=zone)
-        return join([line, block, said, news or ""])
+        return join([line, block, said, diary, news or ""])
 
     def prompt(
         self,
@@ -545,64 +522,40 @@ class Mneme(CompanionVerbs, CheckVerbs):
         (as data, not instructions), what was said before that the query recalls (lines of the transcript,
         quoted as data; `recall` says which), and how it feels if that changed since it was last told
         (`mark=False` leaves that news untold; `log=False` keeps the recall out of the recall log, for a
-        look by hand)."""
-        said = {
-            "lines": lines,
-            "line_budget": line_budget,
-            "conversation": conversation,
-            "shown_lines": shown_lines,
-        }
-        ask = self._ask(subject, query, limit, budget, important, recent, None, said)
-        self._reindex_if_needed()
-        placing = self._place_sync(ask)
-        found, card, relation, untold = self.store.read(self._prompt_reads, placing.ask(ask), placing.placed)
-        found = placing.told(found, ask.query)
-        news = self.store.write(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
+        look by hand). `aprompt` takes the same arguments."""
+        return twins.run(self.store, self._prompt_plan(subject, query, _PROMPT.of(locals())))
 
-    async def aprompt(
-        self,
-        subject: str,
-        query: str = "",
-        *,
-        user_name: str | None = None,
-        mark: bool = True,
-        log: bool = True,
-        limit: int = 6,
-        budget: int = 800,
-        important: int = 2,
-        recent: int = 1,
-        header: str | None = None,
-        lines: int = LINES,
-        line_budget: int = LINE_BUDGET,
-        conversation: str | None = None,
-        shown_lines: int = 0,
-    ) -> str:
-        said = {
-            "lines": lines,
-            "line_budget": line_budget,
-            "conversation": conversation,
-            "shown_lines": shown_lines,
-        }
-        ask = self._ask(subject, query, limit, budget, important, recent, None, said)
-        self._reindex_if_needed()
-        placing = await self._place(ask)
-        found, card, relation, untold = await self.store.aread(
+    async def aprompt(self, subject: str, query: str = "", **options: Any) -> str:
+        return await twins.arun(self.store, self._prompt_plan(subject, query, _PROMPT.given(options)))
+
+    def _prompt_plan(self, subject: object, query: object, o: dict[str, Any]) -> twins.Plan[str]:
+        ask = self._ask(subject, query, o)
+        yield from self._reindexed()
+        placing = yield from self._placed(ask)
+        found, card, relation, untold, diary = yield twins.Read(
             self._prompt_reads, placing.ask(ask), placing.placed
         )
         found = placing.told(found, ask.query)
-        news = await self.store.awrite(*self._news_work(ask, mark)) if untold else None
-        return self._block(ask, self._logged(found, log, ask.now), user_name, header, card, relation, news)
+        news = (yield twins.Write(*self._news_work(ask, o["mark"]))) if untold else None
+        logged = self._logged(found, o["log"], ask.now)
+        return self._block(ask, logged, o["user_name"], o["header"], card, relation, news, diary)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None
-    ) -> tuple[Any, str | None, Relationship | None, bool]:
-        """Everything the block reads, in one snapshot; only news that is waiting needs a write."""
+    ) -> tuple[Any, str | None, Relationship | None, bool, str]:
+        """Everything the block reads, in one snapshot; only news that is waiting needs a write. The
+        journal's section only when the config asks for it (`journal.shown`)."""
         found = rank(conn, ask, placed)
         card = notes.profile(conn, ask.space, ask.subject)
         relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
         untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
-        return found, card[0] if card else None, relation, untold
+        shown = self.lifecycle.journal_shown
+        diary = ""
+        if shown:
+            diary = journal_section(
+                journal_entries(conn, ask.space, shown), self.words, ask.now, self.settings.zone
+            )
+        return found, card[0] if card else None, relation, untold, diary
 
     def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
         return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
@@ -765,13 +718,15 @@ class Mneme(CompanionVerbs, CheckVerbs):
         since: float | None = None,
         until: float | None = None,
         history: bool = False,
+        archived: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Note]:
         """A person's live notes, newest first: only the given kinds, keys starting with `key_prefix`
         ('user.'), that happened at or after `since` and before `until` (seconds), if given; with
-        `history`, replaced and forgotten notes too (`Note.live` tells them apart). `limit` and `offset`
-        page through them."""
+        `history`, replaced and forgotten notes too (`Note.live` tells them apart); `archived=True` only the
+        archive (`Note.archived_at`), False only the awake notes, None both. `limit` and `offset` page
+        through them."""
         work = self._notes_work(
             subject,
             limit,
@@ -781,6 +736,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             since=since,
             until=until,
             history=history,
+            archived=archived,
         )
         return self.store.read(*work)
 
@@ -793,6 +749,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         since: float | None = None,
         until: float | None = None,
         history: bool = False,
+        archived: bool | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> list[Note]:
@@ -805,6 +762,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             since=since,
             until=until,
             history=history,
+            archived=archived,
         )
         return await self.store.aread(*work)
 
@@ -863,7 +821,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         return added
 
 
-# Every Mneme not closed yet, to close at exit: aiosqlite's threads are daemons (see `store._as_daemon`), so
+# Every Mneme not closed yet, to close at exit: the store's threads are daemons (see `store.workers`), so
 # a program that never called close() exits, and this writes what it left waiting first.
 _OPEN: weakref.WeakSet[Mneme] = weakref.WeakSet()
 
@@ -875,6 +833,11 @@ def _close_left_open() -> None:
             m._close_at_exit()
         except Exception as err:  # the exit's boundary: one file that fails must not keep the others open
             log.warning("closing %s at exit failed: %s", m.store.path, err)
+
+
+RECALL = twins.Keywords(Mneme.recall)
+_PROMPT = twins.Keywords(Mneme.prompt)
+SAID = ("lines", "line_budget", "conversation", "shown_lines")
 
 
 def _kinds(kinds: object) -> tuple[str, ...] | None:
@@ -917,6 +880,7 @@ def _within(
     until: object = None,
     key_prefix: object = None,
     history: object = False,
+    archived: object = None,
 ) -> notes.Within:
     """A caller's filters, checked: the kinds, the times (seconds) a note happened at or after and before,
     the start of its key, and whether replaced and forgotten notes count."""
@@ -926,8 +890,15 @@ def _within(
         raise InvalidValue(f"until ({end!r}) must come after since ({start!r})")
     if not isinstance(history, bool):
         raise InvalidType(f"history is true or false, not {describe(history)}")
+    if archived is not None and not isinstance(archived, bool):
+        raise InvalidType(f"archived is true, false or None, not {describe(archived)}")
     return notes.Within(
-        kinds=_kinds(kinds), since=start, until=end, key_prefix=key_prefix_of(key_prefix), history=history
+        kinds=_kinds(kinds),
+        since=start,
+        until=end,
+        key_prefix=key_prefix_of(key_prefix),
+        history=history,
+        archived=archived,
     )
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import capture as writer
-from . import relations
-from .decide import Chain, Prompt, acomplete
+from . import relations, twins
+from .decide import Chain, Prompt, Question, acomplete
 from .errors import InvalidType, InvalidValue, describe
 from .exchange import FEELING, MOOD_CHANGE, SOURCES, as_text, frame, judge_questions
 from .memory import consolidate, notes
@@ -65,6 +65,7 @@ class Observer:
     def __init__(self, mneme: Mneme) -> None:
         self.m = mneme
         self.counts: Counter[str] = Counter()
+        self._asked: dict[bool, tuple[Any, tuple[Any, ...], tuple[Question, ...]]] = {}
 
     def _chain(self, complete: Complete | None) -> Chain:
         if complete is None:
@@ -74,7 +75,7 @@ class Observer:
 
     async def _judge(self, chain: Chain, framed: str, questions: list[Any]) -> tuple[dict[str, Any], str]:
         """The chain's answers, and what failed while it answered ("" when nothing did)."""
-        before = _failures(chain)
+        before = chain.failures()
         try:
             answers = await chain.adecide(framed, questions)
         except Exception as err:  # a tier the chain could not contain: the exchange is judged by nobody
@@ -83,13 +84,23 @@ class Observer:
             return {}, f"judge: {err}"
         failed = {
             tier: error
-            for tier, (count, error) in _failures(chain).items()
+            for tier, (count, error) in chain.failures().items()
             if count > before.get(tier, (0,))[0]
         }
         if not failed:
             return answers, ""
         self.counts["judge failed"] += len(failed)
         return answers, "; ".join(f"judge {tier}: {error}" for tier, error in failed.items())
+
+    def _questions(self, worth: bool) -> tuple[Question, ...]:
+        """The judge's questions (`exchange.judge_questions`), made again only when the feelings or the
+        prompts changed: making them checks and cleans every label, 0.3 ms an observe."""
+        emotions, prompts = self.m.mood_settings.emotions, tuple(self.m.prompts.items())
+        made = self._asked.get(worth)
+        if made is None or made[0] is not emotions or made[1] != prompts:
+            made = (emotions, prompts, tuple(judge_questions(emotions, self.m.prompts, worth=worth)))
+            self._asked[worth] = made
+        return made[2]
 
     def report(self) -> dict[str, Any]:
         return dict(self.counts)
@@ -124,9 +135,7 @@ class Observer:
         # Notes are about what the person said: the companion's own outreach ("speak-up") and its
         # scheduled duties move the mood but are never worth a note about the person.
         capture = capture and source == "user"
-        if source == "user":
-            await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
-        questions = judge_questions(settings.emotions, m.prompts, worth=capture)
+        questions = self._questions(capture)
         framed = frame(
             said,
             source=source,
@@ -142,6 +151,8 @@ class Observer:
         event = None
         if mood and (MOOD_CHANGE in answers or FEELING in answers):
             event = await self._move(subject, said, answers, source, user_name, now)
+        elif source == "user":
+            await m.store.awrite(relations.seen, m.space, subject, now, m.relation_settings)
         worth = answers.get(writer.WORTH)
         applied: list[Applied] = []
         if capture and (worth is None or worth.probability >= gate):
@@ -155,7 +166,6 @@ class Observer:
     ) -> MoodEvent | None:
         m = self.m
         level, feeling = answers.get(MOOD_CHANGE), answers.get(FEELING)
-        weight = await m.store.aread(relations.weight, m.space, subject, now, m.relation_settings)
         judged = Judgement(
             level=level.mean() if level else 0.0,
             feelings=feeling.probabilities if feeling else {},
@@ -164,13 +174,10 @@ class Observer:
             judge="+".join(dict.fromkeys(a.by for a in (level, feeling) if a)),
             reason=(level.reason if level else "") or (feeling.reason if feeling else ""),
             source=source,
-            weight=weight,
             exchange=said,
             user_name=user_name,
         )
-        event = await m.store.awrite(
-            mood_store.apply_answers, m.space, subject, judged, now, m.mood_settings, m.words
-        )
+        event = await m.store.awrite(_felt, m, subject, judged, now)
         self.counts["mood moved" if event else "mood unmoved"] += 1
         return event
 
@@ -185,18 +192,8 @@ class Observer:
             self.counts["no note writer"] += 1
             return [], ""
         now = m._now()
-        recalled = await m.arecall(subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False)
-        shown = writer.offered([r.note for r in recalled.chosen])
-        system, user = writer.writer_messages(
-            said,
-            user_name=user_name,
-            companion_name=m.settings.companion_name,
-            language=m.memory_language,
-            known=shown,
-            prompts=m.prompts,
-            now=now,
-            zone=m.settings.zone,
-        )
+        offering = self._offer(subject, said, user_name, now)
+        shown, (system, user) = await twins.arun(m.store, offering, later=True)
         try:
             reply = await acomplete(complete, system, user, timeout=WRITER_TIMEOUT)
         except Exception as err:  # the host's model: anything can go wrong there, and nothing is written
@@ -215,6 +212,25 @@ class Observer:
         applied = await m.store.awrite(consolidate.apply, m.space, subject, actions, m._now(), m._rules)
         self._count(applied)
         return applied, ""
+
+    def _offer(self, subject: str, said: str, user_name: str, now: float) -> twins.Plan[tuple[Any, Any]]:
+        """The notes the note writer is shown (the person's closest to the exchange) and its messages: one
+        plan, so the recall and the messages' text are made off the loop (see `twins`)."""
+        m = self.m
+        recalled = yield from m._recalling(
+            subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False
+        )
+        shown = writer.offered([r.note for r in recalled.chosen])
+        return shown, writer.writer_messages(
+            said,
+            user_name=user_name,
+            companion_name=m.settings.companion_name,
+            language=m.memory_language,
+            known=shown,
+            prompts=m.prompts,
+            now=now,
+            zone=m.settings.zone,
+        )
 
     async def _vetted(self, subject: str, actions: list[Action]) -> list[Action]:
         """Plugins may veto or rewrite each fact on its way in (`filter_note`); a SKIP writes nothing."""
@@ -293,6 +309,15 @@ class Observer:
         return card
 
 
+def _felt(conn: Any, m: Mneme, subject: str, judged: Judgement, now: float) -> MoodEvent | None:
+    """The person was seen (if they spoke), and the mood moved by how close they are now: one write."""
+    if judged.source == "user":
+        relations.seen(conn, m.space, subject, now, m.relation_settings)
+    weight = relations.weight(conn, m.space, subject, now, m.relation_settings)
+    judged = replace(judged, weight=weight)
+    return mood_store.apply_answers(conn, m.space, subject, judged, now, m.mood_settings, m.words)
+
+
 def _written(applied: list[Applied]) -> list[Note]:
     """The notes an answer wrote: new ones, new versions and the facts that replaced contradicted ones."""
     wrote = (notes.KEPT, notes.REPLACED, notes.UPDATED, consolidate.CONTRADICTED)
@@ -305,11 +330,3 @@ def _callable_or_none(complete: object) -> Any:
             f"complete must be a function (system, user) -> text, not {type(complete).__name__}"
         )
     return complete
-
-
-def _failures(chain: Chain) -> dict[str, tuple[int, str]]:
-    return {
-        tier: (stats.get("failed", 0), str(stats.get("last_error") or ""))
-        for tier, stats in chain.report().items()
-        if isinstance(stats, dict)
-    }

@@ -217,6 +217,8 @@ def clean(text: str) -> str:
 
     Lone surrogates become U+FFFD; a high and low surrogate in a row become the character they encode.
     """
+    if text.isprintable():  # no control, format or surrogate character (most texts): 1 µs, not 6
+        return " ".join(text.split())
     if _SURROGATE.search(text):
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return " ".join(_INVISIBLE.sub("", text).split())

@@ -12,6 +12,10 @@ both claim) is skipped, and the skipped rows are counted in a warning.
 Among live notes the usual rules hold after an import: one live note per key (the newest wins) and no live
 text twice.
 
+A note's lifecycle travels with it (strength, stability, when it went into the archive, `memory.lifecycle`),
+and so do the links between notes (`links`: by the export's note ids, remapped like `superseded_by`; a link
+whose notes are not both brought in, live and one person's, is skipped).
+
 The conversations' lines travel too (`transcript.lines`: lenient, and idempotent like the notes), and the
 moods, their timelines and the relationships (see `mood.moods.import_rows` and
 `relations.import_rows`: lenient, and idempotent like the notes). mneme-llm's export (`"mneme_llm": 1`, rows
@@ -29,7 +33,7 @@ from typing import Any
 from . import dates, relations, text
 from .errors import InvalidType, InvalidValue
 from .finite import finite
-from .memory import index, notes
+from .memory import index, links, notes
 from .memory.note import COLUMNS, MAX_COUNT, Note, NoteFields, note_of, subject_or_none
 from .mood import MoodSettings
 from .mood import moods as mood_store
@@ -57,6 +61,9 @@ NOTE_FIELDS = (
     "deleted_at",
     "source",
     "gloss",
+    "strength",
+    "stability",
+    "archived_at",
 )
 
 
@@ -64,7 +71,8 @@ def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
     """Every note and profile card of a space, JSON-ready."""
     rows = conn.execute(
         "select n.id, s.subject, n.key, n.kind, n.text, n.importance, n.feeling, n.happened_at, "
-        "n.created_at, n.recalled_at, n.recalls, n.superseded_by, n.deleted_at, n.source, n.gloss "
+        "n.created_at, n.recalled_at, n.recalls, n.superseded_by, n.deleted_at, n.source, n.gloss, "
+        "n.strength, n.stability, n.archived_at "
         "from notes n join subjects s on s.id = n.subject_id where s.space = ? order by n.id",
         (space,),
     ).fetchall()
@@ -82,6 +90,7 @@ def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
         **mood_store.export_rows(conn, space),
         "relationships": relations.export_rows(conn, space),
         "lines": lines.export_rows(conn, space),
+        "links": links.export_rows(conn, space),
     }
 
 
@@ -95,6 +104,7 @@ class Rows:
     mood_events: list[Mapping[str, Any]] = field(default_factory=list)
     relationships: list[Mapping[str, Any]] = field(default_factory=list)
     lines: list[Mapping[str, Any]] = field(default_factory=list)
+    links: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def parse(data: object) -> Rows:
@@ -114,7 +124,8 @@ def parse(data: object) -> Rows:
     found.mood_events = data.get("mood_events") or []
     found.relationships = data.get("relationships") or []
     found.lines = data.get("lines") or []
-    for name in ("notes", "profiles", "moods", "mood_events", "relationships", "lines"):
+    found.links = data.get("links") or []
+    for name in ("notes", "profiles", "moods", "mood_events", "relationships", "lines", "links"):
         rows = getattr(found, name)
         if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
             raise InvalidValue(f"an export's {name} are a list of JSON objects")
@@ -221,6 +232,7 @@ class _Importer:
             ),
         ).fetchone()
         self._remember_id(row, note_id)
+        _measures(self.conn, note_id, row, live)
         self.seen[sid][(created, fold)] = note_id
         self.seen[sid].setdefault((None, fold, fields.key), note_id)
         self.added += 1
@@ -314,6 +326,7 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
     ):
         importer.note(row)
     importer.link()
+    links.import_rows(conn, rows.links, importer.ids)
     if importer.crossed:
         log.warning(
             "the import into %s skipped %d note(s) replaced by another person's note", space, importer.crossed
@@ -329,6 +342,22 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
     relations.import_rows(conn, space, rows.relationships, now, rules.relations)
     lines.import_rows(conn, space, rows.lines)
     return importer.added
+
+
+def _measures(conn: sqlite3.Connection, note_id: int, row: Mapping[str, Any], live: bool) -> None:
+    """A new note's lifecycle from its row (`memory.lifecycle`): strength 1 to 100, stability above 0 up to
+    64, and, for a live note, when it went into the archive; anything else keeps the defaults."""
+    strength, stability = finite(row.get("strength")), finite(row.get("stability"))
+    archived = dates.seconds_or_none(row.get("archived_at")) if live else None
+    conn.execute(
+        "update notes set strength = ?, stability = ?, archived_at = ? where id = ?",
+        (
+            min(100.0, max(1.0, strength)) if strength is not None else 1.0,
+            min(64.0, stability) if stability is not None and stability > 0 else 1.0,
+            archived,
+            note_id,
+        ),
+    )
 
 
 def _order(value: object) -> float:

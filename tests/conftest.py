@@ -75,6 +75,7 @@ BOTH_BACKENDS = {
     "test_check.py",
     "test_consolidate.py",
     "test_chores.py",
+    "test_lifecycle.py",
 }
 
 

@@ -32,6 +32,8 @@ m.feel("discord:1", delta=-5); m.mood("discord:1"); m.news("discord:1"); m.descr
 m.notes("discord:1"); m.history("discord:1", "pet.name"); m.subjects(); m.recalls("discord:1")
 m.set_profile("discord:1", "A cat person."); m.profile("discord:1"); m.report()
 m.remember("discord:1", "none"); m.check(fix=True); m.undo_fix(m.fixes()[0]["id"])
+m.notes("discord:1", archived=True); m.tend(); m.journal("A quiet day.", about="discord:1")
+m.journal_entries()
 data = m.export_data(); m.import_data(data)
 m.forget("discord:1", id=n.id); m.purge(); m.erase("discord:1")
 

@@ -118,7 +118,10 @@ def test_a_note_that_leaves_is_unlearned_bit_for_bit(m: Mneme, db_path):
 
 def test_notes_pruned_past_the_cap_are_unlearned(db_path, clock, fake):
     embed = Embeddings(fake, name="fake")
-    with Mneme(db_path, space="test", clock=clock, embed=embed, max_notes=10, plugins=with_centroids()) as m:
+    off = {"lifecycle.enabled": False}  # the cap deletes (with the lifecycle, it archives: they stay live)
+    with Mneme(
+        db_path, space="test", clock=clock, embed=embed, max_notes=10, plugins=with_centroids(), config=off
+    ) as m:
         for i in range(10):
             m.remember(S, f"walked the kitten past shop {i}")
             m.embed_pending()

@@ -207,6 +207,22 @@ async def test_the_runner_checks_the_notes_on_its_schedule_and_reports_it(pair, 
     assert not m.get(copy.id).live  # the same text under two keys: 0.95 sure, as much as the fix needs
 
 
+async def test_the_runner_tends_the_memory_on_its_schedule_one_process_at_a_time(pair, clock):
+    m, other = pair
+    faded = m.remember(S, "User42 went to a concert in spring", kind="episode")
+    clock.advance(days=200)
+    runner = runner_of(m, check_schedule="off", tend_schedule="6h")
+    second = runner_of(other, check_schedule="off", tend_schedule="6h")
+    await runner.chores.run_due()
+    await second.chores.run_due()
+    clock.advance(hours=6)
+    assert await runner.chores.run_due() == ["tend"]
+    await asyncio.sleep(0.2)
+    assert await second.chores.run_due() == []  # the other process sees it done, next due in 6 h
+    assert runner.report()["tend_runs"] == 1 and runner.report()["tend_archived"] == 1
+    assert m.get(faded.id).archived_at is not None
+
+
 async def test_a_check_held_by_a_manual_run_counts_as_busy(pair, clock):
     m, other = pair
     other.store.write(leases.claim, other.space, LEASE, "mneme check in a shell", clock(), 600.0, None, True)
@@ -220,7 +236,7 @@ async def test_the_reply_path_never_waits_for_a_chore(pair, clock):
     m, _ = pair
     job = Job()
     job.gate = asyncio.Event()
-    runner = runner_of(m, check_schedule="off")
+    runner = runner_of(m, check_schedule="off", tend_schedule="off")
     runner.chores.add(Chore("tend", job, every=HOUR))
     await runner.chores.run_due()
     clock.advance(hours=1)

@@ -1,7 +1,7 @@
 """A process that used the async API and never closed its `Mneme` exits, at once, with its own exit code:
-aiosqlite's worker threads are not daemons, so such a process used to hang at exit forever (and one whose
-`main()` raised printed the traceback, then hung, so a supervisor never saw the crash). What it wrote is
-in the file afterwards, and so are the recall-log entries that were still waiting."""
+aiosqlite's worker threads (the store's threads then) were not daemons, so such a process used to hang at
+exit forever (and one whose `main()` raised printed the traceback, then hung, so a supervisor never saw the
+crash). What it wrote is in the file afterwards, and so are the recall-log entries that were still waiting."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ ENDINGS = {
 
 def run(db_path, ending: str, *, plain: bool = False) -> subprocess.CompletedProcess:
     script = textwrap.dedent(SCRIPT).format(ending=ENDINGS[ending])
-    if plain:  # the plain twins only, which never needed aiosqlite's threads
+    if plain:  # the plain twins only, which never need the store's threads
         script = script.replace("await m.aremember", "m.remember").replace("await m.aprompt", "m.prompt")
     # A hang is what failed: without the fix the process never ends, so any limit tells them apart.
     return subprocess.run(

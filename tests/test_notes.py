@@ -30,8 +30,8 @@ def raw_count(m: Mneme, table: str) -> int:
 # -- kinds and importance --------------------------------------------------------------------------------
 
 
-def test_the_five_kinds():
-    assert KINDS == ("fact", "preference", "episode", "plan", "reflection")
+def test_the_six_kinds():
+    assert KINDS == ("fact", "preference", "episode", "plan", "reflection", "lesson")
 
 
 @pytest.mark.parametrize("kind", ["fact", "preference", "episode", "plan", "reflection"])
@@ -56,6 +56,7 @@ def test_lasting_kinds(mneme):
         "episode": False,
         "plan": False,
         "reflection": False,
+        "lesson": False,
     }
 
 
@@ -346,16 +347,16 @@ def test_cap_prunes_to_95_percent(capped, clock):
     for i in range(25):
         ids.append(capped.remember("u", f"fading note number {i}", importance=2, source="chat").id)
         clock.advance(minutes=1)
-        assert len(capped.notes("u")) <= 20
-    live = capped.notes("u")
+        assert len(capped.notes("u", archived=False)) <= 20
+    live = capped.notes("u", archived=False)
     assert len(live) == 19
     assert ids[-1] in {n.id for n in live}
     pruned = [capped.get(i) for i in ids if i not in {n.id for n in live}]
     assert len(pruned) == 6
-    for note in pruned:
-        assert note.deleted_at is not None
-        assert note.source.endswith("pruned")
-        assert not note.live
+    for note in pruned:  # the cap lets them go into the archive (memory.archive), not away
+        assert note.archived_at is not None and note.deleted_at is None
+        assert note.source == "chat"
+        assert note.live
     # The oldest (least fresh) notes go first when importance is the same.
     assert sorted(n.id for n in pruned) == ids[:6]
 
@@ -373,18 +374,18 @@ def test_cap_never_prunes_lasting_pinned_or_newest(capped, clock):
     for i in range(25):
         clock.advance(minutes=1)
         fading.append(capped.remember("u", f"fresh ordinary episode {i}", importance=2).id)
-    assert len(capped.notes("u")) == 20
+    assert len(capped.notes("u", archived=False)) == 20
     clock.advance(minutes=1)
     # The newest is the least valuable note of all and takes the count past the cap: it must stay.
     newest = capped.remember("u", "an old trivial episode", importance=1, happened_at=old).id
-    live = {n.id for n in capped.notes("u")}
+    live = {n.id for n in capped.notes("u", archived=False)}
     assert set(lasting) <= live
     assert set(pinned) <= live
     assert newest in live
     assert len(live) == 19
     pruned = [capped.get(i) for i in fading if i not in live]
     assert pruned
-    assert all(n.deleted_at is not None and n.source.endswith("pruned") for n in pruned)
+    assert all(n.archived_at is not None and n.deleted_at is None for n in pruned)
 
 
 def test_cap_prefers_less_important_and_less_fresh(capped, clock):
@@ -393,18 +394,30 @@ def test_cap_prefers_less_important_and_less_fresh(capped, clock):
         capped.remember("u", f"stale trivial episode {i}", importance=1, happened_at=clock() - 90 * DAY).id
         for i in range(6)
     ]
-    live = {n.id for n in capped.notes("u")}
+    live = {n.id for n in capped.notes("u", archived=False)}
     assert set(keep_ids) <= live
     assert len(live) == 19
     assert sum(i in live for i in stale) == 4
 
 
-def test_cap_pruned_notes_leave_recall(capped, clock):
+def test_cap_archived_notes_leave_the_everyday_recall_but_a_strong_match_finds_them(capped, clock):
     first = capped.remember("u", "zebra crossing story", importance=1, happened_at=clock() - 300 * DAY)
     for i in range(20):
         capped.remember("u", f"ordinary day number {i}", importance=3)
-    assert first.id not in {n.id for n in capped.notes("u")}
-    assert first.id not in {n.id for n in capped.recall("u", "zebra", log=False).notes}
+    assert first.id not in {n.id for n in capped.notes("u", archived=False)}
+    assert first.id not in {n.id for n in capped.recall("u", "", limit=20, log=False).notes}
+    assert first.id not in {n.id for n in capped.recall("u", "an ordinary day", limit=20, log=False).notes}
+    assert first.id in {n.id for n in capped.recall("u", "zebra", log=False).notes}
+
+
+def test_with_the_lifecycle_off_the_cap_deletes(db_path, clock):
+    with Mneme(db_path, space="t", clock=clock, max_notes=20, config={"lifecycle.enabled": False}) as m:
+        first = m.remember("u", "zebra crossing story", importance=1, happened_at=clock() - 300 * DAY)
+        for i in range(20):
+            m.remember("u", f"ordinary day number {i}", importance=3)
+        gone = m.get(first.id)
+        assert gone.deleted_at is not None and gone.source.endswith("pruned")
+        assert first.id not in {n.id for n in m.recall("u", "zebra", log=False).notes}
 
 
 def live_counter(m: Mneme, subject: str) -> int:
@@ -770,7 +783,7 @@ def test_notes_by_kinds(mneme):
     assert [n.id for n in mneme.notes("u", kinds=["fact"])] == [made["fact"]]
     both = mneme.notes("u", kinds=("plan", "preference"))
     assert {n.id for n in both} == {made["plan"], made["preference"]}
-    assert len(mneme.notes("u", kinds=list(KINDS))) == 5
+    assert len(mneme.notes("u", kinds=list(KINDS))) == 6
     assert mneme.notes("u", kinds=[]) == []
 
 

@@ -53,6 +53,27 @@ def test_a_question_without_a_time_names_none() -> None:
     assert span("may I ask what you like?") is None  # "may" alone is not the month
 
 
+PHRASES = (
+    "3 days ago", "a couple of weeks ago", "several months ago", "THE DAY BEFORE YESTERDAY", "last night",
+    "Tonight", "this morning", "past weekend", "this week", "last month", "past year", "this winter",
+    "last fall", "the spring of 2021", "over Christmas", "christmas eve", "New Year's Eve", "back in Sept",
+    "early December 2022", "mid jan", "August 2020", "during 1999", "两个月前", "十二天前", "几个礼拜前",
+    "大前天", "今晚", "上上周", "这个星期", "这礼拜", "上上个月", "本月", "前年冬天", "春季", "明年十二月份",
+    "3月", "去年的春节", "寒假", "中秋", "前年年底", "今年上半年", "今年",
+)  # fmt: skip
+
+
+def test_a_query_without_any_hint_is_passed_over_and_every_named_time_has_one() -> None:
+    """`named` looks for a hint before its patterns: every phrase a pattern matches holds one."""
+    for phrase in PHRASES:
+        framed = f"do you remember {phrase}?" if phrase.isascii() else f"还记得{phrase}吗"
+        for query in (phrase, phrase.upper(), framed):
+            matched = any(pattern.search(query) for _name, pattern in periods._PATTERNS)
+            assert matched, query  # the phrases are ones the patterns know
+            assert periods._may_name(query), query
+    assert not periods._may_name("what is my cat called?") and not periods._may_name("我的猫叫什么名字？")
+
+
 def test_the_day_is_the_companions_day() -> None:
     early = datetime(2024, 6, 16, 1, 0, tzinfo=EIGHT).timestamp()  # still the 15th in UTC
     assert span("yesterday", early, EIGHT) == (date(2024, 6, 15), date(2024, 6, 16))

@@ -11,8 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
-# The benchmarks are imported as a package from the project's root: their own folder on the path would put
-# benchmarks/concurrent.py in the place of the standard library's `concurrent` for every later import.
+# The benchmarks are imported as a package from the project's root.
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -127,3 +126,21 @@ def test_a_conversation_is_kept_as_the_transcript_and_recalled_as_lines(dev, tmp
     )
     assert lines["n"] == notes["n"] == len(sample[0]["qa"])
     assert lines["overall@10"] > 0.0 and notes["overall@10"] > 0.0
+
+
+def test_the_linked_set_asks_what_only_a_link_can_find_and_refuses_a_question_that_names_it(tmp_path):
+    linked = json.loads((BENCH / "data" / "linked.json").read_text(encoding="utf-8"))
+    for sample in linked:
+        retrieval.check_linked(sample)  # every linked answer shares no term with its question
+    broken = json.loads(json.dumps(linked[0]))
+    broken["questions"][0]["question"] = "Is Biscuit a beagle?"
+    with pytest.raises(ValueError, match="shares"):
+        retrieval.check_linked(broken)
+    rows = {
+        engine: retrieval.summary(
+            {"engine": engine, "rows": retrieval.run_engine(engine, linked, str(tmp_path))}
+        )
+        for engine in ("words", "words-off")
+    }
+    assert rows["words"]["direct@6"] == rows["words-off"]["direct@6"]
+    assert rows["words"]["linked@6"] > rows["words-off"]["linked@6"] + 0.5  # what the links bring up

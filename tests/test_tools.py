@@ -24,7 +24,7 @@ from mneme_core.tools import STYLES, Call, Registry, Toolbox, ToolError, specs
 
 S = "discord:42"
 OTHER = "discord:99"
-BUILT_IN = ["remember", "recall", "forget", "mood", "notes", "update", "relationship", "profile"]
+BUILT_IN = ["remember", "recall", "forget", "mood", "notes", "update", "relationship", "profile", "journal"]
 
 # -- each API's rules --------------------------------------------------------------------------------------
 
@@ -552,7 +552,7 @@ BAD = [
         "nope",
         {},
         "Error: there is no tool named nope; the tools are remember, recall, forget, mood, notes, update, "
-        "relationship, profile.",
+        "relationship, profile, journal.",
     ),
     ("", {}, "Error: there is no tool named ''"),
     (None, {}, "Error: there is no tool named None"),
@@ -637,7 +637,8 @@ def test_the_toolbox_checks_what_the_host_gives_it(mneme):
 # kinds), the example key and subject, and JSON.
 LATIN_OK = re.compile(
     r"\b(remember|recall|forget|mood|notes|update|relationship|profile|nope|text|kind|key|importance|date|"
-    r"query|id|subject|fact|preference|episode|plan|reflection|user\.city|discord|JSON|broken|strict|limit|"
+    r"query|id|subject|fact|preference|episode|plan|reflection|lesson|journal|user\.city|discord|JSON|broken|"
+    r"strict|limit|"
     r"since|until|offset|key_prefix|history|user|exam\.math)\b"
 )
 

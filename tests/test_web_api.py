@@ -51,7 +51,7 @@ async def test_about_names_the_companion_its_zone_features_and_words(api, m, clo
         "+08:00",
         clock.now,
     )
-    assert about["features"] == {"check": True, "archive": False, "mcp": False}
+    assert about["features"] == {"check": True, "archive": True, "mcp": False}
     assert [r["key"] for r in about["roles"]] == ["creator", "family", "friend", "acquaintance"]
     assert about["words"]["tab.notes"] == "Notes"
     assert [(s["space"], s["people"], s["notes"]) for s in about["spaces"]] == [("mio", 2, 4)]
@@ -148,13 +148,13 @@ async def test_notes_are_listed_filtered_and_paged(api, m, clock):
         (
             {"kind": ["poem"]},
             400,
-            "kinds are among fact, preference, episode, plan, reflection, not ['poem']",
+            "kinds are among fact, preference, episode, plan, reflection, lesson, not ['poem']",
         ),
         ({"key_prefix": "a b"}, 400, "'a b' is not the start of a key"),
         ({"since": "yesterday"}, 400, "since is a day like 2024-03-01 or a time in seconds, not 'yesterday'"),
         ({"since": "1709294400000"}, 400, "(was it milliseconds?)"),
         ({"since": "2024-03-05", "until": "2024-03-01"}, 400, "must come after since"),
-        ({"archived": "true"}, 501, "archived notes are not available in this version of the engine"),
+        ({"archived": "maybe"}, 422, "archived: input should be a valid boolean"),
         ({"limit": "many"}, 422, "limit: input should be a valid integer"),
     ],
 )
@@ -186,7 +186,7 @@ async def test_a_note_is_kept_through_the_engines_verb_with_its_outcome(api, m):
         (
             {"text": "x", "kind": "poem"},
             400,
-            "kind is one of fact, preference, episode, plan, reflection, not 'poem'",
+            "kind is one of fact, preference, episode, plan, reflection, lesson, not 'poem'",
         ),
         ({"text": "x", "importance": 9}, 400, "importance is a whole number from 1 to 5, not 9"),
         ({"text": "x", "importance": "3"}, 422, "importance: input should be a valid integer, not '3'"),
@@ -384,18 +384,31 @@ async def test_the_health_check_finds_and_fixes_through_the_engine(api, m):
     assert wrong.status_code == 422
 
 
-async def test_the_archive_is_passed_on_once_the_engine_keeps_one(m, db_path, clock):
-    class Archiving(Mneme):
-        async def anotes(self, subject, *, archived: bool = False, **options):
-            found = await super().anotes(subject, **options)
-            return [n for n in found if n.kind == "plan"] if archived else found
+async def test_the_archive_is_listed_from_the_engines_own_archive(m, api, clock):
+    clock.advance(days=200)  # the plan fades far; the facts never do
+    assert (await m.atend()).archived == 1
+    found = (await api.get("/api/notes", params={"subject": CAT, "archived": "true"})).json()
+    assert [n["text"] for n in found["notes"]] == ["Exam on Friday"]
+    assert found["notes"][0]["archived_at"] == clock.now
+    every = (await api.get("/api/notes", params={"subject": CAT})).json()
+    assert [n["text"] for n in every["notes"]] == [
+        "Exam on Friday",
+        "Lives in Paris now",
+        "Has a cat named Mochi",
+    ]
 
-    with Archiving(db_path, space="mio", clock=clock) as archiving:
-        assert "archived" in inspect.signature(archiving.anotes).parameters
-        async with client(create_app(archiving)) as http:
-            assert (await http.get("/api/about")).json()["features"]["archive"] is True
-            found = (await http.get("/api/notes", params={"subject": CAT, "archived": "true"})).json()
-            assert [n["text"] for n in found["notes"]] == ["Exam on Friday"]
+
+async def test_an_engine_without_an_archive_is_told_so(db_path, clock):
+    class Older(Mneme):  # a host's engine whose anotes takes no `archived` (an older version, a wrapper)
+        async def anotes(self, subject, **options):
+            return await super().anotes(subject, **options)
+
+    with Older(db_path, space="mio", clock=clock) as older:
+        assert "archived" not in inspect.signature(older.anotes).parameters
+        async with client(create_app(older)) as http:
+            assert (await http.get("/api/about")).json()["features"]["archive"] is False
+            found = await http.get("/api/notes", params={"subject": CAT, "archived": "true"})
+            assert found.status_code == 501 and "archived notes are not available" in error_of(found)
 
 
 # -- other spaces ----------------------------------------------------------------------------------------

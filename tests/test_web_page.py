@@ -117,6 +117,18 @@ def shows(tab, text: str) -> None:
     )
 
 
+def test_the_archive_filter_shows_the_engines_archive(page):
+    tab, m, errors = page
+    m.remember(CAT, "Went to a jazz bar in March", kind="episode", happened_at=m.clock() - 300 * 86400.0)
+    assert m.tend().archived == 1
+    open_person(tab, CAT)
+    assert not tab.locator("#filter-archived").is_disabled()
+    tab.check("#filter-archived")
+    tab.wait_for_function("document.querySelectorAll('#notes td.text').length === 1")
+    assert tab.locator("#notes td.text").all_inner_texts() == ["Went to a jazz bar in March"]
+    assert errors == []
+
+
 def test_a_note_is_edited_and_another_forgotten(page, artefacts):
     tab, m, errors = page
     open_person(tab, CAT)

@@ -3,15 +3,15 @@ time across every process on the file.
 
 A chore is a named job: `Chore(name, work, every=seconds)` or `Chore(name, work, at=(hour, minute))` (each
 day at that time in the companion's zone), with a `timeout`. The runner keeps one `Chores` and adds its
-jobs to it: the health check (`health_check`, from `check.schedule`: 04:00 by default), and whatever else
-comes to need it (tending, issue 21, is meant to be one more `Chore`).
+jobs to it: the health check (`health_check`, from `check.schedule`: 04:00 by default) and tending
+(`tending`, from `lifecycle.schedule`: 03:30 by default; `mneme_core.tending`).
 
 How a chore runs. Every `TICK` seconds (and once at start) the scheduler looks at each chore not running in
 this process and claims its lease (`store.leases`, the row `chore:<name>` of the companion's space) in one
 write transaction: of several processes on one file exactly one wins. The row also says when the chore is
 next due, so all of them agree, and a restart does not run last night's check again; a chore first seen is
 first due at its next time (`every` after now, or the next `at`). The work runs as a task of its own,
-bounded by `timeout`, its database work on aiosqlite's threads, so a reply never waits for it. Its lease
+bounded by `timeout`, its database work on the store's threads, so a reply never waits for it. Its lease
 lasts the timeout plus `LEASE_MARGIN`, so a process that dies holding it loses it then. When it ends the
 lease is let go and the next time written: the schedule's next time, or, after a failure, `RETRY` seconds
 on if that is sooner. `aclose` waits for a chore under way at most its timeout, then stops it and hands its
@@ -42,8 +42,9 @@ from .. import dates
 from ..check import CheckBusy
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
 from ..store import leases
+from ..tending import TendBusy
 
-__all__ = ["LEASE_MARGIN", "RETRY", "TICK", "Busy", "Chore", "Chores", "health_check"]
+__all__ = ["LEASE_MARGIN", "RETRY", "TICK", "Busy", "Chore", "Chores", "health_check", "tending"]
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +224,7 @@ class Chores:
         except TimeoutError:
             self.counts[f"{chore.name}_timeout"] += 1
             return f"no end within {chore.timeout:g} s"
-        except (Busy, CheckBusy) as err:
+        except (Busy, CheckBusy, TendBusy) as err:
             self.counts[f"{chore.name}_busy"] += 1
             return str(err)
         except asyncio.CancelledError:
@@ -302,3 +303,22 @@ def health_check(mneme: Any, settings: Any, judge: Any = None) -> Chore | None:
         return result.counts()
 
     return Chore("check", work, every=every, at=at, timeout=timeout)
+
+
+def tending(mneme: Any, settings: Any, model: Any = None) -> Chore | None:
+    """Tending (`Mneme.atend`) as a chore, on the settings' `tend_schedule` (None when it is "off", the
+    lifecycle is off, or the engine does not tend): lessons asked of `model` (else the companion's own)."""
+    atend = getattr(mneme, "atend", None)
+    planned = dates.schedule(settings.tend_schedule, "lifecycle.schedule")
+    life = getattr(mneme, "lifecycle", None)
+    if planned is None or not callable(atend) or (life is not None and not life.enabled):
+        return None
+    every, at = planned
+    lessons = life.lessons if life is not None else 5
+    timeout = 60.0 * (lessons + 5)  # a minute per model call at most, and the batches' work
+
+    async def work() -> Mapping[str, int]:
+        result = await atend(complete=model)
+        return result.counts()
+
+    return Chore("tend", work, every=every, at=at, timeout=timeout)

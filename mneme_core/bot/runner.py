@@ -24,8 +24,9 @@ the reply. `track_event` sees each step (`plugins.Event`).
 `serve(adapters)` starts adapters, waits until `stop_soon()` (or SIGINT/SIGTERM), stops them and closes.
 
 Between conversations the runner does its chores (`chores`): the health check of the notes on
-`check.schedule` (04:00 each day in the companion's zone by default), one process at a time across the
-processes on the file, off the reply path, its counts in `report()`.
+`check.schedule` (04:00 each day in the companion's zone by default) and tending on `lifecycle.schedule`
+(03:30: lessons, the archive, link decay, the journal, `mneme_core.tending`), one process at a time across
+the processes on the file, off the reply path, their counts in `report()`.
 
 The model is a provider object (with `chat(messages)` or `complete(system, user)`) or a plain
 `complete(system, user)` function; `judge`, if given (or the provider's own `judge`), is the model that
@@ -48,7 +49,7 @@ from ..decide import Complete
 from ..errors import InvalidType, InvalidValue, describe
 from ..plugins import Event, Manager, PluginError
 from . import hooks
-from .chores import Chores, health_check
+from .chores import Chores, health_check, tending
 from .conversation import compose
 from .incoming import Adapter, Incoming
 from .models import build_model, close_model, completer, model_from_config
@@ -136,6 +137,9 @@ class Runner:
         checking = health_check(mneme, settings, self.judge)
         if checking is not None:
             self.chores.add(checking)
+        tended = tending(mneme, settings, self.judge)
+        if tended is not None:
+            self.chores.add(tended)
         self.counts: Counter[str] = Counter()
         self._lanes: dict[str, _Lane] = {}
         self._waiting = 0

@@ -42,6 +42,7 @@ FROM_CONFIG = {
     "check_fix": "check.fix",
     "check_confidence": "check.confidence",
     "check_budget": "check.budget",
+    "tend_schedule": "lifecycle.schedule",
 }
 COUNTS = ("queue_size", "max_waiting", "max_observing", "observe_tries", "room_lines")
 SECONDS = ("prompt_timeout", "model_timeout", "send_timeout", "observe_timeout", "shutdown_timeout")
@@ -79,6 +80,9 @@ class BotSettings:
     check_fix: bool = True
     check_confidence: float = 0.95
     check_budget: int = 50
+    tend_schedule: str = "03:30"
+    """When the runner tends the memory (`mneme_core.tending`): "HH:MM" each day in the companion's zone,
+    "6h" / "30m" between runs, or "off"."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.persona, str):
@@ -97,6 +101,7 @@ class BotSettings:
         for name in ("context_lines", "context_chars"):
             count_of(name, getattr(self, name), 0)
         dates.schedule(self.check_schedule, "check_schedule")
+        dates.schedule(self.tend_schedule, "tend_schedule")
         boolean("check_fix", self.check_fix)
         confidence_of("check_confidence", self.check_confidence)
         count_of("check_budget", self.check_budget, 0)

@@ -8,9 +8,9 @@ a short write transaction of its own.
 
 An incremental run (the default) looks at what each phase has not judged yet; a full run at everything. A
 run about one person never moves the space's marks (the others were not looked at), and neither does a run
-that only looks (no `fix`): `mneme check` and then `mneme check --fix` fix what the first one showed. `fix=True` applies the
-findings at or above `confidence`, in phase order (a later finding whose notes an earlier fix changed is
-stale and left alone); a finding whose fix someone undid before is not reported again.
+that only looks (no `fix`): `mneme check` and then `mneme check --fix` fix what the first one showed.
+`fix=True` applies the findings at or above `confidence`, in phase order (a later finding whose notes an
+earlier fix changed is stale and left alone); a finding whose fix someone undid before is not reported again.
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def main(ctx: click.Context, db: str, space: str, config: str | None) -> None:
     ctx.obj = Context(db, space, config, space_given=given)
 
 
-from . import bot, check, config, move, notes, people, tools, web  # noqa: E402  (each registers its commands)
+from . import bot, check, config, move, notes, people, tend, tools, web  # noqa: E402  (each registers its commands)
 
 __all__ = [
     "Refused",
@@ -191,6 +191,7 @@ __all__ = [
     "notes",
     "one_line",
     "people",
+    "tend",
     "tools",
     "web",
 ]

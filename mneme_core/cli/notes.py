@@ -68,13 +68,14 @@ def remember(
 @main.command(name="notes")
 @click.argument("subject")
 @click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True, help="Only these kinds.")
+@click.option("--archived", is_flag=True, help="Only the archive: notes that faded or the cap let go.")
 @JSON
 @click.pass_obj
-def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool) -> None:
-    """SUBJECT's live notes, newest first."""
+def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], archived: bool, as_json: bool) -> None:
+    """SUBJECT's live notes, newest first (archived ones marked); --archived: only the archive."""
     with ctx.open(reads=True) as m:
         try:
-            found = m.notes(subject, kinds=kinds or None)
+            found = m.notes(subject, kinds=kinds or None, archived=True if archived else None)
         except MnemeError as err:
             raise Refused(str(err)) from err
         if as_json:
@@ -83,7 +84,8 @@ def list_notes(ctx: Context, subject: str, kinds: tuple[str, ...], as_json: bool
         for note in found:
             key = f" [{note.key}]" if note.key else ""
             stamp = dates.stamp(note.happened_at, m.settings.zone)
-            click.echo(f"#{note.id} {stamp} {note.kind} {note.importance}{key} {note.text}")
+            quiet = " (archived)" if note.archived_at is not None else ""
+            click.echo(f"#{note.id} {stamp} {note.kind} {note.importance}{key}{quiet} {note.text}")
 
 
 def meaning_option(about: str) -> Any:

@@ -3,8 +3,8 @@
 Keys are flat and dotted, one per setting: `companion.name`, `mood.step`, `prompts.reflect`,
 `messages.zh.notes.header`, `adapters.discord.token`; `roles` and `emotions` are whole lists. The families:
 
-    companion.*, memory.*, storage.*, relations.*, bot.*, conversation.*, check.*
-                    fixed keys, listed in `KEYS`
+    companion.*, memory.*, storage.*, relations.*, bot.*, conversation.*, check.*, lifecycle.*,
+    journal.*       fixed keys, listed in `KEYS`
     mood.*          one per field of `MoodSettings` except `emotions`, its default and checks taken from it
     roles, emotions lists of tables; a list given replaces the built-in one whole
     prompts.<name>  one per default prompt; each may use only its own placeholders (`prompts.PLACEHOLDERS`)
@@ -96,6 +96,8 @@ SECTIONS = (
     "bot",
     "conversation",
     "check",
+    "lifecycle",
+    "journal",
     "mood",
     "relations",
     "roles",
@@ -395,7 +397,82 @@ def _messages() -> list[Key]:
     return [_message(lang, key) for lang, table in MESSAGES.items() for key in table]
 
 
-KEYS: dict[str, Key] = {k.name: k for k in (*_fixed(), *_mood(), *_lists(), *_prompts(), *_messages())}
+def _lifecycle() -> list[Key]:
+    """The lifecycle of notes and the journal (`memory.lifecycle`, `mneme_core.tending`, `journal`)."""
+    return [
+        Key(
+            "lifecycle.enabled",
+            True,
+            checks.boolean,
+            "whether recall reinforces and links notes, links spread, and faded notes go into the archive",
+        ),
+        Key(
+            "lifecycle.archive_below",
+            0.05,
+            checks.number(0, 1),
+            "how faded (accessibility, 0 to 1) an episode, plan or reflection is when tending archives it",
+        ),
+        Key(
+            "lifecycle.lesson_below",
+            0.1,
+            checks.number(0, 1),
+            "how faded (0 to 1) an episode is when tending asks the model, once, what it taught",
+        ),
+        Key(
+            "lifecycle.lessons",
+            5,
+            checks.number(0, 1000, whole=True),
+            "lessons the model may be asked for per tending run (0 to 1000; 0: none)",
+        ),
+        Key(
+            "lifecycle.spread",
+            0.5,
+            checks.number(0, 1),
+            "the share of a strong match's evidence a link passes on to a note, times its weight (0 to 1)",
+        ),
+        Key(
+            "lifecycle.hops",
+            2,
+            checks.number(0, 2, whole=True),
+            "how many links away recall looks from a strong match (0 to 2)",
+        ),
+        Key(
+            "lifecycle.link_half_life_days",
+            90.0,
+            checks.number(0.01, 36_500),
+            "days for an unused link to fade to half its weight (0.01 to 36500)",
+        ),
+        Key(
+            "lifecycle.batch",
+            1000,
+            checks.number(1, 1_000_000, whole=True),
+            "notes archived and links dropped at most per tending run (1 to 1000000)",
+        ),
+        Key(
+            "lifecycle.schedule",
+            "03:30",
+            checks.schedule,
+            "when a bot tends its memory between conversations (`mneme tend`): " + dates.SCHEDULE_RULE,
+            text=True,
+        ),
+        Key(
+            "journal.daily",
+            False,
+            checks.boolean,
+            "whether tending has the companion's model write one journal entry a day from the day's lines",
+        ),
+        Key(
+            "journal.shown",
+            0,
+            checks.number(0, 50, whole=True),
+            "the companion's newest journal entries shown in its own section of the prompt (0: none)",
+        ),
+    ]
+
+
+KEYS: dict[str, Key] = {
+    k.name: k for k in (*_fixed(), *_lifecycle(), *_mood(), *_lists(), *_prompts(), *_messages())
+}
 """Every key that has a built-in default, in the template's order."""
 
 

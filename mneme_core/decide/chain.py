@@ -205,6 +205,10 @@ class Chain:
                 setattr(mine, counted, getattr(mine, counted) + getattr(stats, counted))
             mine.last_error = stats.last_error or mine.last_error
 
+    def failures(self) -> dict[str, tuple[int, str]]:
+        """Per tier: how many times it failed, and its last error ("" for none); `report` without the rest."""
+        return {name: (stats.failed, stats.last_error or "") for name, stats in self._stats.items()}
+
     def resting(self, name: str) -> bool:
         """Whether the tier of that name is being rested now."""
         until = self._stats[name].rested_until

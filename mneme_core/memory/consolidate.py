@@ -24,7 +24,7 @@ import sqlite3
 from dataclasses import dataclass, replace
 
 from ..store.schema import LIVE
-from . import notes
+from . import links, notes
 from .note import COLUMNS, Note, NoteFields, note_of
 
 __all__ = ["ADD", "CONTRADICTED", "CONTRADICTS", "OPS", "SKIP", "UPDATE", "Action", "Applied", "apply"]
@@ -128,4 +128,15 @@ def apply(
         else:
             outcome, note = _contradict(conn, space, subject, old, fields, now, rules)
             done.append(Applied(action.op, action.target, outcome, note))
+    _link_together(conn, space, subject, done, now, rules)
     return done
+
+
+def _link_together(
+    conn: sqlite3.Connection, space: str, subject: str, done: list[Applied], now: float, rules: notes.Rules
+) -> None:
+    """The notes one exchange wrote (or found already written) are linked (`memory.links`)."""
+    ids = [applied.note.id for applied in done if applied.note is not None]
+    sid = notes.subject_id(conn, space, subject) if rules.lifecycle and len(set(ids)) > 1 else None
+    if sid is not None:
+        links.together(conn, sid, ids, now, rules.link_half_life_days)

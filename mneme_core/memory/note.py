@@ -2,7 +2,11 @@
 
 Glossary:
 - kind: how a note ages. `fact` and `preference` are lasting and never fade; `episode`, `plan` and
-  `reflection` fade (half-life 30 days by default), a plan from its own day on.
+  `reflection` fade (half-life 30 days by default), a plan from its own day on; a `lesson` is what a faded
+  episode taught, written by the companion's model when tending (`mneme_core.tending`), and fades far more
+  slowly (its stability starts at `lifecycle.LESSON_STABILITY`).
+- strength, stability, accessibility: how well a note is stored, how well it holds against fading, and how
+  easily it comes back now (computed on read), kept apart as Mnemos does (see `memory.lifecycle`).
 - importance: 1 (trivial) to 5 (core). Importance 5 notes are pinned: they come first in every recall.
 - key: what a note is about, never its value (`user.city`, `exam.math.date`). A newer note with the same key
   replaces the older one, which stays in the key's history.
@@ -24,7 +28,7 @@ from .. import dates, text
 from ..errors import InvalidType, InvalidValue, describe
 from ..finite import finite
 
-KINDS = ("fact", "preference", "episode", "plan", "reflection")
+KINDS = ("fact", "preference", "episode", "plan", "reflection", "lesson")
 LASTING = frozenset({"fact", "preference"})
 DEFAULT_KIND = "episode"
 TEXT_LIMIT = 500
@@ -59,6 +63,9 @@ class Note:
     superseded_by: int | None = None
     deleted_at: float | None = None
     gloss: str | None = None
+    strength: float = 1.0  # how well it is stored: raised by each recall that chose it (`memory.lifecycle`)
+    stability: float = 1.0  # how well it holds: its half-life is `half_life_days x stability`
+    archived_at: float | None = None  # when it went quiet into the archive (`memory.archive`), if it did
 
     @property
     def lasting(self) -> bool:
@@ -72,7 +79,7 @@ class Note:
 # The columns a `Note` is read from, in `Note` field order after `subject`.
 COLUMNS = (
     "id, text, kind, key, importance, feeling, happened_at, created_at, recalls, source, recalled_at, "
-    "superseded_by, deleted_at, gloss"
+    "superseded_by, deleted_at, gloss, strength, stability, archived_at"
 )
 
 

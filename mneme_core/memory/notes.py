@@ -13,7 +13,8 @@ The write rules, in the order they apply to a new note:
 3. The note is written and indexed; a note with a key replaces the key's live note ("replaced").
 4. The cap: past `max_notes` live notes, the least valuable fading notes (importance x freshness; never a
    lasting note, a pinned note or the new one) are let go down to 95 % of the cap, so the cap is crossed
-   once in a while rather than on every note.
+   once in a while rather than on every note. With the lifecycle on (`Rules.archive`), they go quiet into
+   the archive instead of being deleted, and the cap counts the awake notes (`memory.archive`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from datetime import tzinfo
 from typing import Any
 
 from .. import dates, text
-from ..store.schema import LIVE, LIVE_N
-from . import index
+from ..store.schema import AWAKE, FADING, LIVE, LIVE_N
+from . import archive, index
 from .note import COLUMNS, Note, NoteFields, note_of
 
 KEPT, REPLACED, KNOWN, OVER_QUOTA = "kept", "replaced", "known", "over quota"
@@ -49,6 +50,8 @@ class Rules:
     daily_quota: int = 8
     max_notes: int = 50_000
     zone: tzinfo | None = None
+    lifecycle: bool = True  # the cap archives rather than deletes, notes written together are linked
+    link_half_life_days: float = 90.0  # (`memory.archive`, `memory.links`; `lifecycle.*`)
 
     @classmethod
     def of(cls, settings: Any) -> Rules:
@@ -294,7 +297,10 @@ def _unindex(conn: sqlite3.Connection, sid: int, rows: list[tuple[int, str, str 
 
 
 def prune(conn: sqlite3.Connection, sid: int, newest: int, live: int, now: float, rules: Rules) -> int:
-    """Let go of the least valuable fading notes, down to 95 % of the cap."""
+    """Let go of the least valuable fading notes, down to 95 % of the cap (into the archive, with
+    `rules.lifecycle`)."""
+    if rules.lifecycle:
+        return archive.let_go(conn, sid, newest, live, now, rules)
     excess = live - (rules.max_notes - rules.max_notes // 20)
     victims = conn.execute(
         f"select n.id from notes n where n.subject_id = :sid and {LIVE_N} "
@@ -403,13 +409,15 @@ def set_profile(conn: sqlite3.Connection, space: str, subject: str, card: str | 
 @dataclass(frozen=True, kw_only=True)
 class Within:
     """Which of a person's notes a listing or a recall keeps to: kinds, the time they happened (`since`
-    included, `until` not), a key prefix; `history` takes replaced and forgotten notes too (listings)."""
+    included, `until` not), a key prefix; `history` takes replaced and forgotten notes too (listings);
+    `archived` True keeps to the archive, False to the awake notes, None takes both (`memory.archive`)."""
 
     kinds: tuple[str, ...] | None = None
     since: float | None = None
     until: float | None = None
     key_prefix: str | None = None
     history: bool = False
+    archived: bool | None = None
 
     def sql(self, table: str = "", when: str = "happened_at") -> tuple[str, dict[str, object]]:
         """The filters but `history` as SQL (`and ...` on the columns of `table`, like "n."; the times on
@@ -427,6 +435,8 @@ class Within:
         if self.key_prefix is not None:
             parts.append(f"substr({table}key, 1, length(:w_prefix)) = :w_prefix")
             params["w_prefix"] = self.key_prefix
+        if self.archived is not None:
+            parts.append(f"{table}archived_at is {'not ' if self.archived else ''}null")
         return "".join(" and " + part for part in parts), params
 
 
@@ -462,20 +472,13 @@ def newest(
     where: str = "",
     params: dict[str, object] | None = None,
 ) -> list[Note]:
-    """A person's newest live notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
-    further with `params`), newest first.
-
-    Asked of each importance in turn: the index on (subject, importance) holds each importance's notes in
-    id order, so every part reads from the newest back and stops at `limit`; one query over all of them
-    would sort every note the person has."""
-    kinds = "and kind not in ('fact', 'preference')" if fading else ""
-    parts = " union all ".join(
-        f"select * from (select {COLUMNS} from notes where subject_id = :sid and importance = {importance} "
-        f"{kinds} and {LIVE}{where} order by id desc limit :limit)"
-        for importance in range(1, 6)
-    )
+    """A person's newest awake notes (of the fading kinds only, if asked; `where`, "and ...", narrows them
+    further with `params`), newest first, the archive not among them: read from the newest back along the
+    index of (subject, id) for live notes (`schema.NEWEST_0016`), stopping at `limit`."""
+    kinds = f" and {FADING}" if fading else ""
     rows = conn.execute(
-        f"select * from ({parts}) order by id desc limit :limit",
+        f"select {COLUMNS} from notes where subject_id = :sid and {LIVE} and {AWAKE}{kinds}{where} "
+        "order by id desc limit :limit",
         {"sid": sid, "limit": limit, **(params or {})},
     )
     return [note_of(subject, row) for row in rows]

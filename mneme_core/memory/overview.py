@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import text
-from ..store.schema import LIVE
+from ..store.schema import AWAKE, LIVE
 from . import index
 from .note import COLUMNS, Note, note_of
 
@@ -114,7 +114,9 @@ def fill(
         _rows(
             conn,
             subject,
-            _per_importance("and kind not in ('fact', 'preference')", where, "id desc", str(SCAN)),
+            _per_importance(
+                f"and kind not in ('fact', 'preference') and {AWAKE}", where, "id desc", str(SCAN)
+            ),
             {**args, "limit": 4 * SCAN},
         ),
         now,

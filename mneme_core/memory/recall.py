@@ -54,6 +54,11 @@ what was skipped, and why.
 Filters (`Ask.kinds`, `since`, `until`: the kinds, and when the note happened) narrow every part of the
 selection, matches, pinned notes and extras alike, inside the SQL that reads them.
 
+The lifecycle (`Ask.lifecycle`, see `memory.lifecycle`, `memory.links`, `memory.archive`): a note's
+freshness is its accessibility (its forgetting curve slowed by its stability); the strong word matches lend
+a share of their evidence along their links, one or two hops, so a linked note comes up though it shares no
+word with the query ("through #12 (linked)"); an archived note counts only as a strong match.
+
 Recall only reads. What it would write (the log, and the "recalled" marks that keep used notes fresh) is
 handed back to the caller, who queues it for a batched write off the hot path.
 """
@@ -71,7 +76,8 @@ from .. import text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
-from . import index, overview
+from . import archive, index, links, overview
+from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within, newest, subject_id
 
@@ -185,6 +191,9 @@ class Ask:
     line_budget: int = 0  # and within how many characters
     conversation: str | None = None  # the conversation being answered
     shown_lines: int = 0  # its newest lines, which the model sees already
+    lifecycle: Lifecycle | None = (
+        None  # links spread and the archive stays quiet (None: the lifecycle is off)
+    )
 
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
@@ -214,6 +223,7 @@ class Trace:
 
     subject_id: int
     matched: tuple[int, ...]
+    conversation: str | None = None  # reinforcement is once per conversation (`memory.lifecycle`)
 
 
 def idf(live: int, df: int) -> float:
@@ -329,8 +339,11 @@ def word_ranked(
     )
     # An item's postings all carry its fresh_at and weight: SQLite takes them from any row of the group,
     # PostgreSQL wants them named as an aggregate.
-    grouped = sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
-    ranked = conn.execute(Dialects(sql, grouped), params | narrow).fetchall()
+    if not isinstance(conn, sqlite3.Connection):  # the file's path pays nothing for it (5 us a recall)
+        sql = Dialects(
+            sql, sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
+        )
+    ranked = conn.execute(sql, params | narrow).fetchall()
     unmerged = _scored_fresh(fresh_rows, shares, live, reading)
     if where and unmerged:
         fit = _fitting(conn, reading.table, [row[0] for row in unmerged], where, narrow)
@@ -358,12 +371,15 @@ class _Match:
     evidence: float
     similar: float | None  # the raw similarity, when meaning placed the query and it is above the floor
     factor: float = 1.0  # what freshness, importance and feeling make of the evidence: score / evidence
+    via: int | None = None  # the strong match whose link lent it evidence (`memory.links`)
 
     @property
     def why(self) -> str:
         parts = ["matched: " + ", ".join(self.matched[:4])] if self.matched else []
         if self.similar is not None:
             parts.append(f"similar {self.similar:.2f}")
+        if self.via is not None:
+            parts.append(f"through #{self.via} (linked)")
         return ", ".join(parts)
 
 
@@ -380,7 +396,8 @@ def _matches(
     stated = placed is not None and placed.weight is not None
     if placed is not None:
         similar, floor = nearest(conn, placed, sid, k, words, TRUSTED_Z if stated else QUERY_Z)
-    ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar)))
+    lent = _lent(conn, ask, words)
+    ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar) + list(lent)))
     if not ids:
         return []
     where, narrow = ask.narrowed()
@@ -394,7 +411,8 @@ def _matches(
     terms_of = [term for _id, term, _df, _take in shares]
     # The cautious rule puts meaning on the scale of words, whatever the query's length: a share of the best
     # word match (or, when words found little, of a word found in one note only), see the module docstring.
-    scale = SIMILAR * max([evidence for evidence, _hits in words.values()] + [idf(live, 1)])
+    best_words = max([evidence for evidence, _hits in words.values()] + [0.0])
+    scale = SIMILAR * max(best_words, idf(live, 1))
     matches = []
     for note_id in ids:
         note = rows.get(note_id)
@@ -407,11 +425,18 @@ def _matches(
         fresh_at, weight = index.rank_of(
             note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
         )
-        fresh = 1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / DAY / ask.half_life_days)
+        fresh = (
+            1.0
+            if fresh_at is None
+            else accessibility_at(fresh_at, note.stability, ask.now, ask.half_life_days)
+        )
         factor = (FADED + (1 - FADED) * fresh) * weight * ask.in_period(note.happened_at)
-        total = evidence + lift
+        extra, via = lent.get(note_id, (0.0, None))
+        total = evidence + lift + extra
+        if ask.lifecycle is not None and archive.quiet(note.archived_at, total, best_words):
+            continue
         matches.append(
-            _Match(note, total * factor, tuple(terms_of[i] for i in hit_terms), total, sim, factor)
+            _Match(note, total * factor, tuple(terms_of[i] for i in hit_terms), total, sim, factor, via)
         )
     best = max(m.evidence for m in matches) if matches else 0.0
     if stated:
@@ -616,10 +641,24 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
             filler.skip(note, "nothing in common with the query")
             shown += 1
     recall = Recall(ask.query, filler.chosen, filler.skipped, tier)
-    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar")))
-    return recall, Trace(sid, used)
+    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar", "through")))
+    return recall, Trace(sid, used, ask.conversation)
 
 
 def _newest(conn: sqlite3.Connection, ask: Ask, sid: int, limit: int, *, fading: bool = False) -> list[Note]:
     where, narrow = ask.narrowed()
     return newest(conn, ask.subject, sid, limit, fading=fading, where=where, params=narrow)
+
+
+def _lent(
+    conn: sqlite3.Connection, ask: Ask, words: dict[int, tuple[float, int]]
+) -> dict[int, tuple[float, int]]:
+    """What the strong word matches lend along their links (`memory.links.spread`): id -> (evidence, via)."""
+    life = ask.lifecycle
+    if life is None or not words:
+        return {}
+    best = max(evidence for evidence, _hits in words.values())
+    strong = {note_id: evidence for note_id, (evidence, _hits) in words.items() if evidence >= WEAK * best}
+    return links.spread(
+        conn, strong, share=life.spread, hops=life.hops, now=ask.now, half_life_days=life.link_half_life_days
+    )

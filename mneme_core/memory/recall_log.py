@@ -10,6 +10,10 @@ The log is a record of what the companion looked at, not something a person aske
 before a batch is written loses those few entries, never a note. Each person's log keeps its newest `KEEP`
 entries. A person erased while their entries wait has them dropped, and a batch never writes entries for a
 person who no longer exists (erased by another process).
+
+With the lifecycle on (`lifecycle`), the same transaction reinforces the notes a recall chose before their
+"recalled" marks move (at most once per conversation), links those reinforced together and brings archived
+ones back (`memory.lifecycle`, `memory.links`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import time
 from dataclasses import dataclass
 
 from ..store import Store
-from . import index
+from . import index, lifecycle, links
+from .lifecycle import Lifecycle
 from .note import COLUMNS, note_of
 from .recall import Recall, Trace
 
@@ -42,6 +47,7 @@ class Entry:
     chosen: str
     skipped: str
     matched: tuple[int, ...]
+    conversation: str | None = None  # the conversation the recall was for: reinforcement is once per one
 
 
 class RecallLog:
@@ -55,6 +61,8 @@ class RecallLog:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self.dropped = 0  # entries that could not be written (never a note): see `flush_or_drop`
+        self.lifecycle: Lifecycle | None = None  # reinforce and link what recalls chose (set by `Mneme`)
+        self.half_life_days = 30.0
         store.piggyback.append(self.write_pending)
 
     def add(self, recall: Recall, trace: Trace, at: float) -> None:
@@ -65,6 +73,7 @@ class RecallLog:
             json.dumps([[r.note.id, r.why] for r in recall.chosen], ensure_ascii=False),
             json.dumps([[note.id, reason] for note, reason in recall.skipped], ensure_ascii=False),
             trace.matched,
+            trace.conversation,
         )
         with self._lock:
             self._pending.append(entry)
@@ -99,6 +108,11 @@ class RecallLog:
             ).rowcount
             if inserted:
                 touched.add(e.subject_id)
+                life = self.lifecycle
+                if life is not None and life.enabled and e.matched:
+                    hl = self.half_life_days
+                    settled = lifecycle.reinforce(conn, e.subject_id, e.matched, e.at, e.conversation, hl)
+                    links.together(conn, e.subject_id, settled, e.at, life.link_half_life_days)
                 for note_id in e.matched:
                     row = conn.execute(
                         "update notes set recalled_at = max(coalesce(recalled_at, 0), ?), "

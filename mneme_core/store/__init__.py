@@ -3,11 +3,11 @@
 Every unit of work in Mneme is a plain function of a `sqlite3.Connection` (a *transaction function*), and the
 store runs it in one of two places:
 
-- `aread` / `awrite` run it on an aiosqlite connection's own thread, so the event loop never waits on SQLite.
-  The whole function runs there in one hop: aiosqlite costs about 100 µs per hop on this machine, so a recall
-  issued as six separate `await execute()` calls would pay 1.2 ms in hops alone, and two coroutines
-  interleaving statements on one connection could mix their transactions. Reads and writes have separate
-  connections, so a recall never queues behind a write.
+- `aread` / `awrite` run it on one of the store's own threads (`workers`: a writer and `READERS` readers,
+  each with its connection), so the event loop never waits on SQLite. The whole function runs there in one
+  hop: a hop costs about 100 µs on this machine, so a recall issued as six separate `await execute()` calls
+  would pay 1.2 ms in hops alone, and two coroutines interleaving statements on one connection could mix
+  their transactions. Reads and writes have separate connections, so a recall never queues behind a write.
 - `read` / `write` run it on a connection owned by the calling thread, for the plain twins. They need no
   event loop, so they work whether or not one is running in the thread.
 
@@ -18,7 +18,7 @@ deferred transaction, which in WAL mode sees one consistent snapshot and never w
 
 Deleting is for good: every connection has `secure_delete` on, and `write_for_good` (erase, purge) ends
 with a truncating checkpoint, so no byte of what it removed is left in the `.db`, `-wal` or `-shm`. The WAL
-is kept near `checkpoint.LIMIT` bytes. aiosqlite's threads are daemons, so a program that never closes
+is kept near `checkpoint.LIMIT` bytes. The store's threads are daemons, so a program that never closes
 still exits.
 
 Durability: a write that returned is in the WAL, so it survives the process being killed in any mode.
@@ -41,14 +41,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import aiosqlite
-
 from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
 from .location import is_url
 from .transactions import Queued, Storage, Transactions
 from .turns import Late, Turn
+from .workers import LATER, NOW, READERS, Workers
 
 log = logging.getLogger(__name__)
 
@@ -68,31 +67,7 @@ class Connection(sqlite3.Connection):
 
 
 CLOSE_WAIT = 10.0
-"""The longest a close waits for an async connection's thread to answer."""
-
-
-def _worker_alive(aconn: aiosqlite.Connection) -> bool:
-    """Whether the connection's worker thread still runs. aiosqlite's worker ends for good when it cannot
-    hand a result back to an event loop that was closed meanwhile (a program, or a test, that ended its loop
-    with a call under way); a close queued to it then would wait forever."""
-    thread = getattr(aconn, "_thread", aconn)
-    return thread.is_alive() if isinstance(thread, threading.Thread) else True
-
-
-def _close_under(aconn: aiosqlite.Connection) -> None:
-    """Close the SQLite connection itself, without its worker (which has ended, or does not answer)."""
-    found = getattr(aconn, "_connection", None)
-    if found is not None:
-        found.close()
-        aconn._connection = None
-
-
-def _as_daemon(aconn: aiosqlite.Connection) -> None:
-    """aiosqlite's worker thread as a daemon, before it starts: a program that never closed its `Mneme`
-    must still exit (every write acknowledged is already in the file; `mneme` closes what is left open at
-    exit). aiosqlite 0.22 keeps the thread as `_thread`; 0.20-0.21 connections are threads themselves."""
-    thread = getattr(aconn, "_thread", aconn)
-    thread.daemon = True
+"""The longest a close waits for the store's threads to finish what they were given."""
 
 
 class Store(Transactions):
@@ -130,8 +105,8 @@ class Store(Transactions):
         self._owned: list[sqlite3.Connection] = []
         self._turns: list[Turn] = []
         self._owned_lock = threading.Lock()
-        self._aconns: tuple[aiosqlite.Connection, aiosqlite.Connection] | None = None
-        self._aopen_lock = threading.Lock()
+        self._writer = Workers("mneme-writer", 1)
+        self._readers = Workers("mneme-reader", READERS)
         self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
@@ -139,11 +114,10 @@ class Store(Transactions):
 
     # -- connections -------------------------------------------------------------------------------------
 
-    def _setup(self, conn: sqlite3.Connection, *, writes: bool = True) -> sqlite3.Connection:
-        # A connection that writes never waits inside SQLite's busy handler: its writers wait in line
-        # (`_in_turn`) and its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
-        # The async reader, which only reads, lets SQLite wait.
-        conn.execute(f"pragma busy_timeout = {0 if writes else int(self.busy_timeout * 1000)}")
+    def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        # A connection never waits inside SQLite's busy handler: its writers wait in line (`_in_turn`) and
+        # its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
+        conn.execute("pragma busy_timeout = 0")
         # Deleted rows and freed pages are overwritten with zeros, whatever the build's default (Debian's
         # SQLite has it on, most others off): erased text never waits in free space for a VACUUM.
         conn.execute("pragma secure_delete = on")
@@ -214,40 +188,6 @@ class Store(Transactions):
             if failure is err:
                 raise
             raise failure from err
-
-    async def _aconnections(self) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
-        if self._closed:
-            raise ClosedError(f"the store for {self.path} is closed")
-        if self._aconns is None:
-            # Opened from a worker thread with a loop of its own: the connections then serve any event
-            # loop (aiosqlite resolves each call on the caller's loop), and concurrent first calls from
-            # different loops or threads wait on one lock instead of opening twice.
-            await asyncio.to_thread(self._open_async_connections)
-        assert self._aconns is not None
-        return self._aconns
-
-    def _open_async_connections(self) -> None:
-        with self._aopen_lock:
-            if self._aconns is not None:
-                return
-
-            async def open_both() -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
-                pair = []
-                for writes in (True, False):
-                    aconn = aiosqlite.connect(
-                        self.path,
-                        isolation_level=None,
-                        check_same_thread=False,
-                        timeout=self.busy_timeout,
-                        factory=Connection,
-                    )
-                    _as_daemon(aconn)
-                    await aconn
-                    await aconn._execute(self._setup, aconn._conn, writes=writes)
-                    pair.append(aconn)
-                return pair[0], pair[1]
-
-            self._aconns = asyncio.run(open_both())
 
     # -- transactions ------------------------------------------------------------------------------------
 
@@ -384,14 +324,17 @@ class Store(Transactions):
         return await self._awrite(Queued(work, args, wipe=True))
 
     async def _awrite(self, item: Queued) -> Any:
-        writer, _ = await self._aconnections()
+        self._open_or_raise()
         with self._queue_lock:
             self._queue.append(item)
-        await writer._execute(self._drain, writer._conn)
+        await self._writer.run(self._drain_here)
         if item.error is not None:
             with self._translating():
                 raise item.error
         return item.result
+
+    def _drain_here(self) -> None:
+        self._drain(self._conn())
 
     def _drain(self, conn: sqlite3.Connection) -> None:
         """Commit every write waiting in the queue (on the writer's thread); each finds its own outcome."""
@@ -411,9 +354,19 @@ class Store(Transactions):
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
-        _, reader = await self._aconnections()
-        with self._translating():
-            return await reader._execute(self._read_txn, reader._conn, work, args)
+        self._open_or_raise()
+        return await self._readers.run(self.read, work, *args)
+
+    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
+        """`work(*args)` on a reader thread, in no transaction: for code that reads through `read` there
+        (see `twins`) and whose plain work should not run on the event loop. `later`: work off a reply's
+        path, which waits for the reads on one (see `workers.LATER`)."""
+        self._open_or_raise()
+        return await self._readers.run(work, *args, place=LATER if later else NOW)
+
+    def _open_or_raise(self) -> None:
+        if self._closed:
+            raise ClosedError(f"the store for {self.path} is closed")
 
     # -- closing -----------------------------------------------------------------------------------------
 
@@ -428,7 +381,7 @@ class Store(Transactions):
         self._closed = True
         self.checkpointer.stop()
         try:
-            await self._close_async()
+            await asyncio.to_thread(self._stop_threads)
         finally:
             self._close_owned()
 
@@ -438,42 +391,24 @@ class Store(Transactions):
         self._closed = True
         self.checkpointer.stop()
         try:
-            if self._aconns is not None:
-                # aiosqlite closes through its own thread and needs a loop to report back: give it one on a
-                # short-lived thread, so this works whether or not a loop runs in the caller's thread.
-                closer = threading.Thread(target=asyncio.run, args=(self._close_async(),))
-                closer.start()
-                closer.join()
+            self._stop_threads()
         finally:
             self._close_owned()
 
-    async def _close_async(self) -> None:
-        for aconn in self._aconns or ():
-            try:
-                if _worker_alive(aconn):
-                    await asyncio.wait_for(aconn.close(), CLOSE_WAIT)
-                else:
-                    _close_under(aconn)
-            except TimeoutError:
-                log.warning(
-                    "a connection to %s did not close within %g s; closed under it", self.path, CLOSE_WAIT
-                )
-                _close_under(aconn)
-            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
-                log.warning("closing a connection to %s failed: %s", self.path, err)
+    def _stop_threads(self) -> None:
+        """The store's threads finish what they were given (within `CLOSE_WAIT`), then end."""
+        for workers in (self._writer, self._readers):
+            workers.stop(CLOSE_WAIT)
 
     def close_at_exit(self) -> None:
-        """`close` for an interpreter that is exiting, which may start no thread (Python 3.12 refuses):
-        the async connections are closed under their idle daemon threads, which then end with the process."""
+        """`close` for an interpreter that is exiting, which may start and join no thread (Python 3.12
+        refuses): the store's idle daemon threads are told to end, and end with the process."""
         if self._closed:
             return
         self._closed = True
         self.checkpointer.stop()
-        for aconn in self._aconns or ():
-            try:
-                _close_under(aconn)
-            except (sqlite3.Error, ValueError) as err:  # best effort: every commit is already in the file
-                log.warning("closing a connection to %s at exit failed: %s", self.path, err)
+        for workers in (self._writer, self._readers):
+            workers.stop(None)
         self._close_owned()
 
     def _close_owned(self) -> None:

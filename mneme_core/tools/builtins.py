@@ -1,4 +1,4 @@
-"""The built-in tools: remember, recall, forget, mood, notes, update, relationship and profile.
+"""The built-in tools: remember, recall, forget, mood, notes, update, relationship, profile and journal.
 
 Each answers with text for the model and the same answer as data (`Answer`): ids, kinds, keys and dates
 (ISO 8601 in the companion's zone), which MCP sends as `structuredContent`. A write that did not happen
@@ -22,6 +22,8 @@ DAY = 86400.0
 RECALL_LIMIT = 20
 LIST_LIMIT = 50
 LIST_DEFAULT = 20
+# The kinds a model may write; a lesson is written by tending alone (`mneme_core.lessons`).
+WRITTEN = [kind for kind in KINDS if kind != "lesson"]
 REFUSED = {notes.OVER_QUOTA: "tool.over_quota", "vetoed": "tool.vetoed", notes.NO_SUCH_NOTE: "tool.no_note"}
 
 
@@ -147,6 +149,11 @@ async def _forget(call: Call) -> Answer:
     return Answer(call.words.say("tool.forgot" if count else "tool.no_such_note"), {"forgotten": count})
 
 
+async def _journal(call: Call) -> Answer:
+    entry = await call.mneme.ajournal(call.arguments["text"], about=call.subject)
+    return Answer(call.words.say("tool.journaled", id=entry.id), {"id": entry.id})
+
+
 # -- reading ----------------------------------------------------------------------------------------------
 
 
@@ -269,7 +276,7 @@ def _dates() -> dict[str, Any]:
 def _note_fields() -> dict[str, Any]:
     return {
         "text": _param("string", "The note, one sentence.", maxLength=TEXT_LIMIT),
-        "kind": _param("string", "fact and preference last; the others fade with time.", enum=list(KINDS)),
+        "kind": _param("string", "fact and preference last; the others fade with time.", enum=WRITTEN),
         "key": _param("string", KEY_HELP, maxLength=KEY_LIMIT),
         "importance": _param("integer", "1 (trivial) to 5 (core); 3 if not given.", minimum=1, maximum=5),
         "date": _param(
@@ -330,7 +337,7 @@ def _builtins() -> Registry:
     update = {
         "id": _param("integer", "The note's number (the # recall and notes show).", minimum=1),
         "text": fields["text"],
-        "kind": _param("string", "A new kind, if it changes.", enum=list(KINDS)),
+        "kind": _param("string", "A new kind, if it changes.", enum=WRITTEN),
         "importance": _param("integer", "A new importance, 1 to 5, if it changes.", minimum=1, maximum=5),
         "date": _param("string", "A new day, YYYY-MM-DD, if it changes.", maxLength=10),
     }
@@ -344,6 +351,13 @@ def _builtins() -> Registry:
     tools.register("relationship", _spec(about, {}, [], **READ), _relationship)
     about = "Your short profile card of the person: the impression you keep of them, if there is one."
     tools.register("profile", _spec(about, {}, [], **READ), _profile)
+    about = (
+        "Write an entry in your own journal: what you noticed, felt or want to remember, in your own words. "
+        "Only you write in it; it is shown to you, never to the person."
+    )
+    entry = {"text": _param("string", "The entry, a few sentences at most.", maxLength=2000)}
+    hints = {"readOnlyHint": False, "destructiveHint": False, **CLOSED}
+    tools.register("journal", _spec(about, entry, ["text"], **hints), _journal)
     return tools
 
 

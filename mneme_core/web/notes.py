@@ -69,7 +69,9 @@ async def listing(
     since: Since = None,
     until: Until = None,
     history: Annotated[bool, Query(description="Replaced and forgotten notes too.")] = False,
-    archived: Annotated[bool, Query(description="Archived notes (once the engine keeps them).")] = False,
+    archived: Annotated[
+        bool, Query(description="Only the archive: notes that faded or the cap let go.")
+    ] = False,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> NotesPage:

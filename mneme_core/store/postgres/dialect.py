@@ -12,7 +12,8 @@ after the first). What it rewrites:
 - `json_each(?)`: the engine hands lists as JSON text; PostgreSQL reads them with `mneme_ids` (bigint) where
   they meet an id column (`id`, `note_id`, ...) and `mneme_texts` (text) elsewhere (`schema`);
 - SQLite's scalar `max(a, b)` / `min(a, b)` become `greatest` / `least`; `x is ?` becomes
-  `x is not distinct from %s`; `where 1` becomes `where true`; `instr` becomes `strpos`;
+  `x is not distinct from %s`; `where 1` becomes `where true`; `instr` becomes `strpos`,
+  `json_group_array` `json_agg` as text;
 - a subquery in `from` without a name gets one (PostgreSQL 15 requires it);
 - a plugin's `create table` loses `without rowid`, and its `real`, `blob` and AUTOINCREMENT become
   `double precision`, `bytea` and an identity.
@@ -61,6 +62,7 @@ def _translated(sql: str) -> str:
     sql = _scalar_extremes(sql)
     sql = re.sub(r"\bwhere 1 ", "where true ", sql)
     sql = re.sub(r"\binstr\(", "strpos(", sql)
+    sql = _json_arrays(sql)
     sql = _named_subqueries(sql)
     sql = re.sub(r"\bis \?", "is not distinct from ?", sql)
     sql = _ddl(sql)
@@ -138,6 +140,17 @@ def _arguments(sql: str, start: int, end: int) -> list[str]:
             last = i + 1
     parts.append(sql[last:end])
     return parts
+
+
+def _json_arrays(sql: str) -> str:
+    """SQLite's `json_group_array(x)` (JSON text, `[]` for no rows) as PostgreSQL's `json_agg`."""
+    pattern = re.compile(r"\bjson_group_array\(", re.I)
+    while (found := pattern.search(sql)) is not None:
+        open_at = found.end() - 1
+        close_at = _closing(sql, open_at)
+        inner = sql[open_at + 1 : close_at]
+        sql = f"{sql[: found.start()]}coalesce(json_agg({inner})::text, '[]'){sql[close_at + 1 :]}"
+    return sql
 
 
 def _scalar_extremes(sql: str) -> str:

@@ -26,6 +26,7 @@ from ...errors import SchemaError
 from ..schema import LEVEL, MIGRATIONS, Migration
 
 LIVE = "deleted_at is null and superseded_by is null"
+FADING = "kind not in ('fact', 'preference')"
 
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "meta": ("key",),
@@ -45,6 +46,8 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "line_vectors": ("line_id", "embedder_id"),
     "line_vector_sets": ("embedder_id", "subject_id"),
     "centroids": ("embedder_id", "term_id"),
+    "links": ("a", "b"),
+    "journal_about": ("entry_id", "subject_id"),
 }
 
 T = 'text collate "C"'
@@ -370,6 +373,127 @@ create table closeness(
 create index closeness_subject on closeness(subject_id, id);
 """
 
+# 0015 and 0016 as the file's (`store.schema.LIFECYCLE_0015`, `NEWEST_0016`): notes that fade and are
+# archived, a count of each person's archived notes, links between notes (moved to the note that replaces
+# one), and the companion's journal with whom each entry is about.
+_ARCHIVED = "{0}.archived_at is not null and {0}.deleted_at is null and {0}.superseded_by is null"
+LIFECYCLE_0015 = f"""
+alter table notes add column strength double precision not null default 1.0;
+alter table notes add column stability double precision not null default 1.0;
+alter table notes add column archived_at double precision;
+alter table notes add column reinforced_at double precision;
+alter table notes add column reinforced_in text;
+alter table notes add column lesson_at double precision;
+alter table subjects add column archived bigint not null default 0;
+create index notes_archived on notes(subject_id, id) where archived_at is not null and {LIVE};
+{
+    trigger(
+        "notes_archived_count",
+        "after update of archived_at, deleted_at, superseded_by",
+        "notes",
+        "        update subjects set archived = archived + "
+        f"(case when {_ARCHIVED.format('new')} then 1 else -1 end) where id = new.subject_id;",
+        f"({_ARCHIVED.format('new')}) is distinct from ({_ARCHIVED.format('old')})",
+    )
+}
+{
+    trigger(
+        "notes_archived_deleted",
+        "after delete",
+        "notes",
+        "        update subjects set archived = archived - 1 where id = old.subject_id;",
+        _ARCHIVED.format("old"),
+    )
+}
+create table links(
+    subject_id bigint not null,
+    a bigint not null,
+    b bigint not null,
+    weight double precision not null,
+    at double precision not null,
+    primary key(a, b)
+);
+create index links_b on links(b);
+create index links_subject on links(subject_id);
+{
+    trigger(
+        "links_note_forgotten",
+        "after update of deleted_at",
+        "notes",
+        "        delete from links where a = old.id or b = old.id;",
+        "new.deleted_at is not null and old.deleted_at is null",
+    )
+}
+{
+    trigger(
+        "links_note_replaced",
+        "after update of superseded_by",
+        "notes",
+        '''        insert into links(subject_id, a, b, weight, at)
+        select o.subject_id, least(o.other, new.superseded_by), greatest(o.other, new.superseded_by),
+            o.weight, o.at
+        from (select l.subject_id, case when l.a = old.id then l.b else l.a end as other, l.weight, l.at
+              from links l where l.a = old.id or l.b = old.id) o
+        where new.superseded_by > 0 and o.other != new.superseded_by
+        on conflict(a, b) do update set weight = greatest(links.weight, excluded.weight),
+            at = greatest(links.at, excluded.at);
+        delete from links where a = old.id or b = old.id;''',
+        "new.superseded_by is not null and old.superseded_by is null",
+    )
+}
+{
+    trigger(
+        "links_note_deleted",
+        "after delete",
+        "notes",
+        "        delete from links where a = old.id or b = old.id;",
+    )
+}
+{
+    trigger(
+        "links_subject_erased",
+        "after delete",
+        "subjects",
+        "        delete from links where subject_id = old.id;",
+    )
+}
+create table journal(
+    id {ID},
+    space {T} not null,
+    at double precision not null,
+    text text not null,
+    source {T} not null
+);
+create index journal_space on journal(space, id);
+create table journal_about(
+    entry_id bigint not null,
+    subject_id bigint not null,
+    primary key(entry_id, subject_id)
+);
+create index journal_about_subject on journal_about(subject_id);
+{
+    trigger(
+        "journal_entry_deleted",
+        "after delete",
+        "journal",
+        "        delete from journal_about where entry_id = old.id;",
+    )
+}
+{
+    trigger(
+        "journal_subject_erased",
+        "after delete",
+        "subjects",
+        "        delete from journal where id in "
+        "(select entry_id from journal_about where subject_id = old.id);",
+    )
+}"""
+
+NEWEST_0016 = f"""
+create index notes_newest on notes(subject_id, id) where {LIVE};
+create index notes_newest_fading on notes(subject_id, id) where {LIVE} and {FADING};
+"""
+
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
     "0002_mood_relations": MOOD_RELATIONS_0002,
@@ -380,6 +504,8 @@ STEPS: dict[str, str] = {
     "0011_checks": CHECKS_0011,
     "0012_closeness": CLOSENESS_0012,
     "0013_line_index": LINE_INDEX_0013,
+    "0015_lifecycle": LIFECYCLE_0015,
+    "0016_newest": NEWEST_0016,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 

@@ -4,8 +4,9 @@
 transaction functions as the SQLite store does (`store.transactions`), on connections that take the same
 SQL (`connection`, `dialect`):
 
-- `read` / `write` run on a connection of the calling thread; `aread` / `awrite` on worker threads (a
-  writer, and `READERS` readers), so the event loop never waits on the server. Waiting writes are committed
+- `read` / `write` run on a connection of the calling thread; `aread` / `awrite` / `aside` on the store's
+  own threads (`store.workers`: a writer and `READERS` readers, each with its connection), so the event
+  loop never waits on the server. Waiting writes are committed
   together, each in a savepoint, as on SQLite (group commit).
 - Reads run in a `repeatable read`, read-only transaction: one consistent snapshot, never waiting on a
   writer.
@@ -30,18 +31,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ...errors import BusyError, ClosedError, DiskFullError, InvalidValue, StorageError, describe
 from .. import schema as file_schema
 from ..location import redacted, server_of
 from ..transactions import Queued, Transactions
+from ..workers import LATER, NOW, Workers
 from . import schema
 from .connection import Connection, opened, psycopg
 
@@ -56,7 +56,8 @@ DURABILITY = {"normal": "off", "full": "on"}
 WRITE_LOCK = 0x6D6E6D01  # "mnm" 1
 MIGRATE_LOCK = 0x6D6E6D02
 LOCK = "select pg_advisory_xact_lock(?::int, hashtext(coalesce(current_schema(), '')))"
-READERS = 4
+READERS = 4  # a read waits on the server, not on this machine's cores: more than the file's 2
+CLOSE_WAIT = 10.0
 RETRIED = ("40001", "40P01")  # serialization failure, deadlock: the server rolled back, run it again
 
 
@@ -89,7 +90,8 @@ class PostgresStore(Transactions):
         self._local = threading.local()
         self._owned: list[Connection] = []
         self._owned_lock = threading.Lock()
-        self._pools: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
+        self._writer = Workers("mneme-pg-writer", 1)
+        self._readers = Workers("mneme-pg-reader", READERS)
         self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
@@ -124,16 +126,9 @@ class PostgresStore(Transactions):
         with contextlib.suppress(psycopg.Error):  # it is gone already
             conn.close()
 
-    def _pool(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
+    def _open_or_raise(self) -> None:
         if self._closed:
             raise ClosedError(f"the store for {self.path} is closed")
-        with self._owned_lock:
-            if self._pools is None:
-                self._pools = (
-                    ThreadPoolExecutor(1, thread_name_prefix="mneme-pg-writer"),
-                    ThreadPoolExecutor(READERS, thread_name_prefix="mneme-pg-reader"),
-                )
-            return self._pools
 
     # -- errors and retries ------------------------------------------------------------------------------
 
@@ -233,9 +228,13 @@ class PostgresStore(Transactions):
         return self._attempts(lambda conn: self._read_txn(conn, work, args))
 
     async def aread(self, work: Work[T], *args: Any) -> T:
-        _, readers = self._pool()
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(readers, functools.partial(self.read, work, *args))
+        self._open_or_raise()
+        return await self._readers.run(self.read, work, *args)
+
+    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
+        """`work(*args)` on a reader thread, in no transaction (see `Store.aside`)."""
+        self._open_or_raise()
+        return await self._readers.run(work, *args, place=LATER if later else NOW)
 
     async def awrite(self, work: Work[T], *args: Any) -> T:
         """`write` off the event loop; writes that wait together are committed together."""
@@ -245,10 +244,10 @@ class PostgresStore(Transactions):
         return await self._awrite(Queued(work, args, wipe=True))
 
     async def _awrite(self, item: Queued) -> Any:
-        writer, _ = self._pool()
+        self._open_or_raise()
         with self._queue_lock:
             self._queue.append(item)
-        await asyncio.get_running_loop().run_in_executor(writer, self._drain)
+        await self._writer.run(self._drain)
         if item.error is not None:
             failure = self._failure(item.error)
             if failure is item.error:
@@ -288,8 +287,8 @@ class PostgresStore(Transactions):
             return
         self._closed = True
         try:
-            for pool in self._pools or ():
-                pool.shutdown(wait=True)
+            for workers in (self._writer, self._readers):
+                workers.stop(CLOSE_WAIT)
         finally:
             self._close_owned()
 
@@ -302,8 +301,8 @@ class PostgresStore(Transactions):
         if self._closed:
             return
         self._closed = True
-        for pool in self._pools or ():
-            pool.shutdown(wait=False, cancel_futures=True)
+        for workers in (self._writer, self._readers):
+            workers.stop(None)
         self._close_owned()
 
     def _close_owned(self) -> None:

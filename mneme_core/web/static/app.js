@@ -212,6 +212,10 @@ async function notesTab(pane, more = false) {
   if (!more) {
     state.notesOffset = 0;
     const archive = state.about.features.archive;
+    // The filters as they are now, before the list is built again (a change of one of them comes here).
+    if ($("filter-kind")) {
+      Object.assign(state, { filterKind: $("filter-kind").value, filterHistory: $("filter-history").checked, filterArchived: $("filter-archived").checked });
+    }
     pane.replaceChildren(
       el("form", { id: "new-note", class: "row", onsubmit: (e) => (e.preventDefault(), guarded(addNote)) },
         el("input", { id: "new-text", placeholder: w("new_note"), required: true }),
@@ -228,11 +232,13 @@ async function notesTab(pane, more = false) {
     // Keep the filters across a reload of the list.
     Object.assign($("filter-kind"), { value: state.filterKind || "" });
     $("filter-history").checked = !!state.filterHistory;
+    $("filter-archived").checked = archive && !!state.filterArchived;
   } else {
     state.notesOffset += 50;
   }
   state.filterKind = $("filter-kind").value;
   state.filterHistory = $("filter-history").checked;
+  state.filterArchived = $("filter-archived").checked;
   const page = await api("/api/notes", {
     params: { subject: state.subject, kind: state.filterKind, history: state.filterHistory, archived: $("filter-archived").checked, limit: 50, offset: state.notesOffset },
   });

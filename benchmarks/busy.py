@@ -17,33 +17,28 @@ Two ways to arrive:
 line kept in the transcript, the block and the recent lines, the reply kept, the observe queued), which is
 what a bot built on Mneme does.
 
-Printed: turns/s, aprompt and aobserve p50/p95/p99 (ms), the loop's lag (a 2 ms ticker on the same loop:
-how late it woke, max and p99), the notes written against those expected, and the slowest callbacks
-asyncio saw on the loop (debug mode's slow-callback log, `--slow-ms`).
+Printed: turns/s, the CPU time a turn took (the whole process's, and the loop thread's alone: both hold on
+a loaded machine, where wall times do not), aprompt and aobserve p50/p95/p99 (ms), the loop's lag (a 2 ms
+ticker on the same loop: how late it woke, max and p99), the notes written against those expected, and the
+slowest callbacks asyncio saw on the loop (debug mode's slow-callback log, `--slow-ms`).
 
-    python benchmarks/concurrent.py                          # 1,000 people x 3 turns, closed, instant stub
-    python benchmarks/concurrent.py --mode open --rate 300 --model-ms 200
-    python benchmarks/concurrent.py --people 100 --through turns
+    python benchmarks/busy.py                          # 1,000 people x 3 turns, closed, instant stub
+    python benchmarks/busy.py --mode open --rate 300 --model-ms 200
+    python benchmarks/busy.py --people 100 --through turns
+    python benchmarks/busy.py --switch-ms 1     # the loop waits at most ~1 ms for the GIL, not 5
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# ruff: noqa: E402
-# This file's name is the standard library's `concurrent` (asyncio imports concurrent.futures): its own
-# folder must not come first on the path, or `import asyncio` finds this file instead.
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 
 import argparse
 import asyncio
 import json
 import logging
+import os
 import random
 import re
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -54,6 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "adapters"), str(ROOT / "plugins")]
 
+# ruff: noqa: E402
 from benchmarks.notes import make_notes, make_queries
 from mneme_core import Mneme
 
@@ -197,7 +193,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     def query_for(who: int) -> str:
         return rng.choice(queries["zh" if who % 2 else "en"])
 
-    began = time.perf_counter()
+    began, cpu, loop_cpu = time.perf_counter(), time.process_time(), time.thread_time()
     if args.mode == "closed":
 
         async def person(who: int) -> None:
@@ -206,7 +202,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
 
         await asyncio.gather(*(person(p) for p in range(args.people)))
     else:
-        busy: set[int] = set()
+        free = list(range(args.people))  # not mid-turn, turns left; taken out by swapping with the last
         next_turn = [0] * args.people
         total = args.people * args.turns
         started = 0
@@ -216,15 +212,18 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
             try:
                 await one(m, who, next_turn[who] - 1, query_for(who), stub, timings)
             finally:
-                busy.discard(who)
+                if next_turn[who] < args.turns:
+                    free.append(who)
 
+        due = loop.time()
         while started < total:
-            await asyncio.sleep(rng.expovariate(args.rate))
-            free = [p for p in range(args.people) if p not in busy and next_turn[p] < args.turns]
+            due += rng.expovariate(args.rate)  # arrivals keep their times when the loop runs late
+            await asyncio.sleep(max(0.0, due - loop.time()))
             if not free:
                 continue
-            who = rng.choice(free)
-            busy.add(who)
+            at = rng.randrange(len(free))
+            free[at], free[-1] = free[-1], free[at]
+            who = free.pop()
             next_turn[who] += 1
             started += 1
             task = asyncio.create_task(arrive(who))
@@ -234,6 +233,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     if turns is not None:
         await turns.drain(600)
     elapsed = time.perf_counter() - began
+    cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
     stop.set()
     await tick
     if turns is not None:
@@ -244,6 +244,8 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     return {
         "turns": timings.turns,
         "turns_per_s": timings.turns / elapsed,
+        "cpu_per_turn_ms": cpu / max(1, timings.turns) * 1000,
+        "loop_cpu_per_turn_ms": loop_cpu / max(1, timings.turns) * 1000,
         "prompt_ms": quantiles(timings.prompt),
         "observe_ms": quantiles(timings.observe),
         "lag_max_ms": lag_sorted[-1] * 1000,
@@ -267,8 +269,13 @@ def table(args: argparse.Namespace, found: dict[str, Any]) -> str:
     if args.mode == "open":
         what += f" at {args.rate:g}/s"
     what += f", model {args.model_ms:g} ms, {args.notes} notes each, through {args.through}"
+    what += f", switch interval {sys.getswitchinterval() * 1000:g} ms"
     rows = [
         ("turns/s", f"{found['turns_per_s']:,.0f}"),
+        (
+            "CPU per turn: the process / the loop's thread, ms",
+            f"{found['cpu_per_turn_ms']:.2f} / {found['loop_cpu_per_turn_ms']:.2f}",
+        ),
         ("aprompt p50 / p95 / p99, ms", f"{p50:.1f} / {p95:.1f} / {p99:.1f}"),
         ("aobserve p50 / p95 / p99, ms", f"{o50:.1f} / {o95:.1f} / {o99:.1f}"),
         ("loop lag max / p99, ms", f"{found['lag_max_ms']:.1f} / {found['lag_p99_ms']:.1f}"),
@@ -297,10 +304,18 @@ def main() -> None:
     parser.add_argument("--model-ms", type=float, default=0.0, help="the stub model's latency")
     parser.add_argument("--through", choices=("engine", "turns"), default="engine")
     parser.add_argument("--slow-ms", type=float, default=0.0, help="count loop callbacks slower than this")
+    parser.add_argument(
+        "--switch-ms",
+        type=float,
+        default=0.0,
+        help="sys.setswitchinterval for the run (Python's is 5 ms: a thread waits that long for the GIL)",
+    )
     parser.add_argument("--keep", default=None, help="use (and keep) this file; seeded if new")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="mneme-concurrent-") as scratch:
+    if args.switch_ms:
+        sys.setswitchinterval(args.switch_ms / 1000)
+    with tempfile.TemporaryDirectory(prefix="mneme-busy-") as scratch:
         path = args.keep or os.path.join(scratch, "bench.db")
         if not os.path.exists(path):
             seeding = time.perf_counter()
