@@ -150,6 +150,9 @@ def copied(source: str, target: str) -> int:
                     dst.execute(
                         f"select setval('{sequence}', (select coalesce(max(id), 0) + 1 from {table}), false)"
                     )
+            dst.commit()
+            dst.autocommit = True
+            dst.execute("analyze")  # the planner's statistics, as autovacuum would gather them in time
             (count,) = dst.execute("select count(*) from notes").fetchone()
     finally:
         src.close()
