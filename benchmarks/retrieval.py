@@ -26,8 +26,10 @@ Dialogues (the layout of `data/dialogues.json`, built by `data/build_dev.py`: a 
 `people`, `memories` (`id`, `about`, `text`: one sentence each) and `dialogues` (`turns`, each `speaker`
 and `text`, and `memories`: the ids the next reply should bring up)): every memory becomes one fact note of
 one person, and each dialogue is asked with the dialogue so far as the query (both speakers' turns, one a
-line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. A file
-of either layout is read by `--data`; the default runs both dev sets.
+line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. With
+`--drift N` each dialogue is asked after the N dialogues before it in its file (the conversation drifted
+across their topics first: a longer query whose old lines are about other memories). A file of either
+layout is read by `--data`; the default runs both dev sets.
 
 Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
 the questions of a category and over all of them (questions without evidence are left out).
@@ -175,6 +177,20 @@ def dialogue_questions(sample: dict) -> list[tuple[str, int, list[str]]]:
         ("\n".join(turn["text"] for turn in d["turns"]), DIALOGUE, list(d["memories"]))
         for d in sample["dialogues"]
     ]
+
+
+def drifted(sample: dict, before: int) -> dict:
+    """A dialogue sample whose every dialogue comes after the `before` dialogues ahead of it in the file, as
+    if the conversation had drifted across those topics first (`--drift`): the query is longer and its old
+    lines are about other memories; the memories marked are still the last dialogue's."""
+    if not before or not is_dialogues(sample):
+        return sample
+    said = [d["turns"] for d in sample["dialogues"]]
+    talks = [
+        dict(d, turns=[turn for old in said[max(0, i - before) : i] for turn in old] + d["turns"])
+        for i, d in enumerate(sample["dialogues"])
+    ]
+    return dict(sample, dialogues=talks)
 
 
 def said_turns(sample: dict) -> list[tuple[str, str, str, float]]:
@@ -478,6 +494,7 @@ def work(args) -> dict:
     ]
     if args.samples:
         samples = [s for s in samples if str(s.get("sample_id")) in args.samples.split(",")]
+    samples = [drifted(sample, args.drift) for sample in samples]
     t = time.perf_counter()
     fts5 = args.worker == "fts5"
     rows = run_fts5(samples) if fts5 else run_engine(args.worker, samples, args.workdir, args.memory)
@@ -508,6 +525,8 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
         workdir,
         "--memory",
         args.memory,
+        "--drift",
+        str(args.drift),
     ]
     if args.samples:
         cmd += ["--samples", args.samples]
@@ -616,6 +635,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--samples", help="only these sample_ids (comma-separated)")
     p.add_argument(
+        "--drift",
+        type=int,
+        default=0,
+        metavar="N",
+        help="ask each dialogue after the N dialogues before it (a longer query that drifted across topics)",
+    )
+    p.add_argument(
         "--engines", default="words,fts5,reference", help="words, fts5, reference (comma-separated)"
     )
     p.add_argument(
@@ -658,7 +684,8 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()
     print(
         f"\n## retrieval benchmark: {', '.join(Path(d).name for d in args.data.split(os.pathsep))}, "
-        f"ours as {args.memory}, python {platform.python_version()}, "
+        f"ours as {args.memory}{f', drift {args.drift}' if args.drift else ''}, "
+        f"python {platform.python_version()}, "
         f"sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, load {load[0]:.2f}\n"
     )
     print(table(results))
