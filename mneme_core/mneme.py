@@ -39,6 +39,7 @@ from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
+from .memory.query import turns as query_turns
 from .memory.recall import Ask, Recall, Trace
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -376,6 +377,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
         within: Mapping[str, object] | None = None,
         said: Mapping[str, object] | None = None,
     ) -> Ask:
+        turns = query_turns(query) if isinstance(query, str) else ()
         query, now = _query(query), self._now()
         return Ask(
             space=self.space,
@@ -389,6 +391,7 @@ class Mneme(CompanionVerbs, CheckVerbs):
             half_life_days=self.settings.half_life_days,
             within=_within(**(within or {})),
             period=periods.named(query, now, self.settings.zone),
+            turns=turns,
             **_said(**(said or {})),
         )
 
