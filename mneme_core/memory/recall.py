@@ -70,6 +70,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .. import text
@@ -212,8 +213,9 @@ class Ask:
             return found
         return text.terms(self.period.rest_of(self.query)) or found
 
+    @cached_property
     def weights(self) -> dict[str, float]:
-        """What each of the query's terms weighs (see `query.weighted`)."""
+        """What each of the query's terms weighs (see `query.weighted`), worked out once."""
         return query.weighted(self.turns, self.terms())
 
 
@@ -251,7 +253,7 @@ def _reading(ask: Ask) -> Reading:
     """What recall reads of the notes' term index for this question (see `word_ranked`)."""
     where, narrow = ask.narrowed("n.")
     k, days = max(4 * ask.limit, 24), ask.half_life_days
-    return Reading(index.NOTES, "notes", k, ask.now, days, where, narrow, ask.period, ask.weights())
+    return Reading(index.NOTES, "notes", k, ask.now, days, where, narrow, ask.period, ask.weights)
 
 
 def counted(

@@ -108,7 +108,7 @@ def choose(
     where, narrow = ask.narrowed_lines("n.")
     k = max(4 * ask.lines, 24) + len(shown)
     reading = Reading(
-        index.LINES, "lines", k, ask.now, ask.half_life_days, where, narrow, ask.period, ask.weights()
+        index.LINES, "lines", k, ask.now, ask.half_life_days, where, narrow, ask.period, ask.weights
     )
     ranked, shares = word_ranked(conn, reading, sid, live, query_terms)
     ranked = [row for row in ranked if row[0] not in shown]
