@@ -29,15 +29,18 @@ dev-zh-3 and dev-mix-2 were written after these constants were chosen on the oth
 | dev-mix-2 (17 q, new) | 0.661 / 0.749 | 0.690 / 0.802 |
 
 Eight of ten conversations gained, dev-zh-2 was the same and dev-en-1 lost 0.008 at 10.
-As one note a turn (`--memory notes`) overall went from 0.634 / 0.667 to 0.644 / 0.687. Tried: 2 seeds and
-6 words lending half (overall 0.655 / 0.701, temporal lost 0.02 at 10), 1 seed (multi-hop up, English
-down), 16 words (the same as 10).
+As one note a turn (`--memory notes`, the first 393 questions) overall went from 0.634 / 0.667 to
+0.644 / 0.687. Tried: 2 seeds and 6 words lending half (overall 0.655 / 0.701, temporal lost 0.02 at 10),
+1 seed (multi-hop up, English down), 16 words (the same as 10), leaving single Han characters out of the
+followed words (a little cheaper, zh and mix a little worse).
 
 Cost: one read of the seeds' texts and one more `recall.word_ranked` over at most `TERMS` words, each in at
 most `RARE` items, so a few hundred postings. It is asked only when the first pass did not fill all the
 places it reads with strong matches (`saturated`): a person of 100,000 notes asking about a word in
-thousands of them pays nothing for it. On the dev sets' transcripts (a few hundred lines a person) it added
-about 1.9 ms to a 2.3 ms median (p95 9.7 -> 13.4 ms); see the commit message for 100,000 notes.
+thousands of them pays nothing for it. Measured with the follow-up on and off in turn, in one process: on
+the dev sets' transcripts (a few hundred lines a person) median 1.39 -> 1.98 ms, p95 5.65 -> 6.96 ms; on
+`benchmarks/recall.py`'s 100,000 notes, English 4.13 -> 4.38 ms (p95 8.0 -> 10.9), Chinese 5.31 -> 5.52 ms
+(p95 9.8 -> 13.1): the questions whose words are rare pay for the follow-up, the others do not.
 """
 
 from __future__ import annotations
