@@ -26,8 +26,10 @@ Dialogues (the layout of `data/dialogues.json`, built by `data/build_dev.py`: a 
 `people`, `memories` (`id`, `about`, `text`: one sentence each) and `dialogues` (`turns`, each `speaker`
 and `text`, and `memories`: the ids the next reply should bring up)): every memory becomes one fact note of
 one person, and each dialogue is asked with the dialogue so far as the query (both speakers' turns, one a
-line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. A file
-of either layout is read by `--data`; the default runs both dev sets.
+line); recall@k is the share of its marked memories among the chosen notes, in the "dialogue" row. With
+`--drift N` each dialogue is asked after the N dialogues before it in its file (the conversation drifted
+across their topics first: a longer query whose old lines are about other memories). A file of either
+layout is read by `--data`; the default runs both dev sets.
 
 Linked (the layout of `data/linked.json`: a list of samples, each with `person`, `exchanges` (`said`, and
 `notes`: the notes the note writer keeps from that exchange, each `id`, `text`, `kind`) and `questions`
@@ -222,6 +224,20 @@ def dialogue_questions(sample: dict) -> list[tuple[str, int, list[str]]]:
         ("\n".join(turn["text"] for turn in d["turns"]), DIALOGUE, list(d["memories"]))
         for d in sample["dialogues"]
     ]
+
+
+def drifted(sample: dict, before: int) -> dict:
+    """A dialogue sample whose every dialogue comes after the `before` dialogues ahead of it in the file, as
+    if the conversation had drifted across those topics first (`--drift`): the query is longer and its old
+    lines are about other memories; the memories marked are still the last dialogue's."""
+    if not before or not is_dialogues(sample):
+        return sample
+    said = [d["turns"] for d in sample["dialogues"]]
+    talks = [
+        dict(d, turns=[turn for old in said[max(0, i - before) : i] for turn in old] + d["turns"])
+        for i, d in enumerate(sample["dialogues"])
+    ]
+    return dict(sample, dialogues=talks)
 
 
 def said_turns(sample: dict) -> list[tuple[str, str, str, float]]:
@@ -581,6 +597,7 @@ def work(args) -> dict:
     for sample in samples:
         if is_linked(sample) and not args.worker.startswith("reference"):
             check_linked(sample)
+    samples = [drifted(sample, args.drift) for sample in samples]
     t = time.perf_counter()
     fts5 = args.worker == "fts5"
     rows = (
@@ -618,6 +635,8 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
         workdir,
         "--memory",
         args.memory,
+        "--drift",
+        str(args.drift),
     ]
     if args.samples:
         cmd += ["--samples", args.samples]
@@ -732,6 +751,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--samples", help="only these sample_ids (comma-separated)")
     p.add_argument(
+        "--drift",
+        type=int,
+        default=0,
+        metavar="N",
+        help="ask each dialogue after the N dialogues before it (a longer query that drifted across topics)",
+    )
+    p.add_argument(
         "--engines",
         default="words,words-off,fts5,reference",
         help="words, words-off (the lifecycle off), fts5, reference (comma-separated)",
@@ -782,7 +808,8 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()
     print(
         f"\n## retrieval benchmark: {', '.join(Path(d).name for d in args.data.split(os.pathsep))}, "
-        f"ours as {args.memory}, python {platform.python_version()}, "
+        f"ours as {args.memory}{f', drift {args.drift}' if args.drift else ''}, "
+        f"python {platform.python_version()}, "
         f"sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, load {load[0]:.2f}\n"
     )
     print(table(results))

@@ -45,6 +45,7 @@ from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
 from .memory import index, notes, overview
 from .memory.lifecycle import Lifecycle
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
+from .memory.query import turns as query_turns
 from .memory.recall import Ask, Recall, Trace
 from .memory.recall_log import RecallLog
 from .messages import Words
@@ -389,6 +390,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
     def _ask(self, subject: object, query: object, o: Mapping[str, Any], within: bool = False) -> Ask:
         """A recall's question from a verb's arguments (`o`: a recall's or a prompt's), checked; `within`:
         with the filters only a recall takes."""
+        turns = query_turns(query) if isinstance(query, str) else ()
         query, now = _query(query), self._now()
         return Ask(
             space=self.space,
@@ -402,6 +404,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             half_life_days=self.settings.half_life_days,
             within=_within(**({name: o[name] for name in ("kinds", "since", "until")} if within else {})),
             period=periods.named(query, now, self.settings.zone),
+            turns=turns,
             **_said(**{name: o[name] for name in SAID}),
             lifecycle=self.lifecycle if self.lifecycle.enabled else None,
         )

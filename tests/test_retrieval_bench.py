@@ -37,8 +37,8 @@ def test_the_dev_set_is_in_the_locomo_layout_with_english_and_chinese(dev):
         assert {"speaker_a", "speaker_b"} <= set(conv)
         turns = retrieval.turns_of(sample)
         ids = {dia_id for dia_id, _text, _when in turns}
-        assert len(turns) >= 70
-        assert 25 <= len(sample["qa"]) <= 100
+        assert len(turns) >= 35  # the later samples are short, for multi-hop and temporal questions
+        assert 15 <= len(sample["qa"]) <= 100
         assert {q["category"] for q in sample["qa"]} == {1, 2, 3, 4}
         for q in sample["qa"]:
             assert q["evidence"] and set(q["evidence"]) <= ids
@@ -112,6 +112,19 @@ def test_a_dialogue_is_asked_with_both_speakers_turns_and_scored_by_its_memories
     found = retrieval.summary({"engine": "words", "rows": rows})
     assert found["dialogue en#"] == len(sample[0]["dialogues"]) and "overall#" not in found
     assert 0.0 < found["dialogue en@6"] <= found["dialogue en@10"] <= 1.0
+
+
+def test_a_drifted_dialogue_comes_after_the_ones_before_it_and_keeps_its_memories(dialogues):
+    sample = next(s for s in dialogues if s["sample_id"] == "dlg-zh-2")
+    talks = sample["dialogues"]
+
+    drifted = retrieval.drifted(sample, 2)["dialogues"]
+
+    assert drifted[0]["turns"] == talks[0]["turns"]  # nothing before the first
+    assert drifted[1]["turns"] == talks[0]["turns"] + talks[1]["turns"]
+    assert drifted[5]["turns"] == talks[3]["turns"] + talks[4]["turns"] + talks[5]["turns"]
+    assert [d["memories"] for d in drifted] == [d["memories"] for d in talks]
+    assert sample["dialogues"] is talks and retrieval.drifted(sample, 0) is sample  # the source is kept
 
 
 def test_a_conversation_is_kept_as_the_transcript_and_recalled_as_lines(dev, tmp_path):

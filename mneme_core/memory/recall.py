@@ -17,6 +17,10 @@ terms. A very common term contributes the postings of its newest notes only (the
 a query is bounded however long the history grows, and the rare terms, which carry the evidence, are always
 read in full.
 
+A query of several lines (a dialogue so far, `Ask.turns`) weighs its latest lines most (`query`). A question
+(one line) whose evidence is spread gets a follow-up query from its strongest matches' own rare words, which
+lends what it finds at most `hops.SHARE` of the best score (`hops`).
+
 Meaning. When the meaning tier placed the query (`arecall`, `aprompt` with an embedder, see
 `mneme_core.meaning`), the notes most similar to it join the candidates. How they are weighed against words
 depends on whether the model's weight was measured and stated (`Embeddings(weight=...)`, see
@@ -69,14 +73,16 @@ import json
 import math
 import sqlite3
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .. import text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
-from . import archive, index, links, overview
+from . import archive, hops, index, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within, newest, subject_id
@@ -194,6 +200,7 @@ class Ask:
     lifecycle: Lifecycle | None = (
         None  # links spread and the archive stays quiet (None: the lifecycle is off)
     )
+    turns: tuple[str, ...] = ()  # a query of several lines (a dialogue so far): its lines, oldest first
 
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
@@ -216,6 +223,11 @@ class Ask:
             return found
         return text.terms(self.period.rest_of(self.query)) or found
 
+    @cached_property
+    def weights(self) -> dict[str, float]:
+        """What each of the query's terms weighs (see `query.weighted`), worked out once."""
+        return query.weighted(self.turns, self.terms())
+
 
 @dataclass(frozen=True)
 class Trace:
@@ -230,9 +242,15 @@ def idf(live: int, df: int) -> float:
     return math.log(1.0 + (live - df + 0.5) / (df + 0.5))
 
 
-def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]]:
-    """How many postings of each of the rarest terms to read, rarest first, within the budget."""
-    found = sorted(found, key=lambda t: t[2])[:MAX_TERMS]
+def _shares(
+    found: list[tuple[int, str, int]], live: int = 0, weights: Mapping[str, float] | None = None
+) -> list[tuple[int, str, int, int]]:
+    """How many postings of each of the rarest terms to read, rarest first, within the budget (with
+    `weights`, the terms of the most weight: idf times the term's weight in the query)."""
+    if weights:
+        found = sorted(found, key=lambda t: (-idf(live, t[2]) * weights.get(t[1], 1.0), t[2]))[:MAX_TERMS]
+    else:
+        found = sorted(found, key=lambda t: t[2])[:MAX_TERMS]
     left, shared = POSTINGS, []
     for i, (term_id, term, df) in enumerate(found):
         share = left // (len(found) - i)
@@ -242,27 +260,32 @@ def _shares(found: list[tuple[int, str, int]]) -> list[tuple[int, str, int, int]
     return shared
 
 
-def _word_ranked(
-    conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str]
-) -> tuple[list[tuple[int, float, int, float]], list[tuple[int, str, int, int]]]:
-    """(note id, evidence, hits, score) of the best word matches, and the terms read (see `_shares`)."""
+def _reading(ask: Ask) -> Reading:
+    """What recall reads of the notes' term index for this question (see `word_ranked`)."""
     where, narrow = ask.narrowed("n.")
-    return word_ranked(
-        conn,
-        Reading(
-            index.NOTES,
-            "notes",
-            max(4 * ask.limit, 24),
-            ask.now,
-            ask.half_life_days,
-            where,
-            narrow,
-            ask.period,
-        ),
-        sid,
-        live,
-        query_terms,
-    )
+    k, days = max(4 * ask.limit, 24), ask.half_life_days
+    return Reading(index.NOTES, "notes", k, ask.now, days, where, narrow, ask.period, ask.weights)
+
+
+def counted(
+    conn: sqlite3.Connection, p: index.Postings, sid: int, terms: list[str]
+) -> tuple[list[tuple[int, str, int]], list[tuple[int, int, float | None, float]], dict[int, int]]:
+    """(term id, term, df) of those of `terms` a person's items have, the postings of the newest items (not
+    merged yet), and the recent postings' count by term id."""
+    known = conn.execute(
+        f"select id, term, df from {p.terms} where subject_id = ? "
+        "and term in (select value from json_each(?))",
+        (sid, json.dumps(terms, ensure_ascii=False)),
+    ).fetchall()
+    if not known:
+        return [], [], {}
+    # One pass over the newest items, not merged yet (see `index`): they count into `df` and are
+    # candidates, scored here; the merged postings are scored inside SQLite.
+    fresh_rows = index.fresh_postings(conn, [row[0] for row in known], p)
+    fresh_df = Counter(row[1] for row in fresh_rows)
+    recent = index.recent_counts(conn, [row[0] for row in known], p)
+    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
+    return found, fresh_rows, recent
 
 
 @dataclass(frozen=True)
@@ -278,6 +301,10 @@ class Reading:
     where: str = ""
     narrow: dict[str, object] = field(default_factory=dict)
     period: Period | None = None  # what is dated in it is boosted (`PERIOD_BOOST`) among the candidates
+    weights: Mapping[str, float] | None = None  # what each query term weighs (`query.weighted`), else 1
+    # Which of the terms the person's items have to read, given (term id, term, df) of each (`hops`); all
+    # of them (within `MAX_TERMS`) when None.
+    pick: Callable[[list[tuple[int, str, int]]], list[tuple[int, str, int]]] | None = None
 
     def boost(self, fresh_at: float | None) -> float:
         return (
@@ -295,27 +322,18 @@ def word_ranked(
     if not query_terms:
         return [], []
     p = reading.postings
-    known = conn.execute(
-        f"select id, term, df from {p.terms} where subject_id = ? "
-        "and term in (select value from json_each(?))",
-        (sid, json.dumps(query_terms, ensure_ascii=False)),
-    ).fetchall()
-    if not known:
-        return [], []
-    # One pass over the newest items, not merged yet (see `index`): they count into `df` and are
-    # candidates, scored here; the merged postings are scored inside SQLite.
-    fresh_rows = index.fresh_postings(conn, [row[0] for row in known], p)
-    fresh_df = Counter(row[1] for row in fresh_rows)
-    recent = index.recent_counts(conn, [row[0] for row in known], p)
-    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
+    found, fresh_rows, recent = counted(conn, p, sid, query_terms)
+    if reading.pick is not None:
+        found = reading.pick(found)
     if not found:
         return [], []
-    shares = _shares(found)
+    shares = _shares(found, live, reading.weights)
+    weights = reading.weights or {}
     params: dict[str, object] = {"now": reading.now, "hl": reading.half_life_days, "k": reading.k}
     parts = []
-    for i, (term_id, _term, df, take) in enumerate(shares):
+    for i, (term_id, term, df, take) in enumerate(shares):
         newer = min(take, recent.get(term_id, 0))  # the newest postings are the recent ones (see `index`)
-        params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df)
+        params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df) * weights.get(term, 1.0)
         params[f"r{i}"], params[f"c{i}"] = newer, take - newer
         parts.extend(
             f"select {p.item} as item, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select {p.item}, "
@@ -380,7 +398,7 @@ class _Match:
             parts.append(f"similar {self.similar:.2f}")
         if self.via is not None:
             parts.append(f"through #{self.via} (linked)")
-        return ", ".join(parts)
+        return ", ".join(parts) or "through a match"  # lent by the follow-up query alone (`hops`)
 
 
 def _matches(
@@ -388,16 +406,19 @@ def _matches(
 ) -> list[_Match]:
     """The notes that have something in common with the query, best first; too weak ones at the end,
     with a score of -1 (see the module docstring)."""
-    ranked, shares = _word_ranked(conn, ask, sid, live, query_terms)
+    ranked, shares = word_ranked(conn, _reading(ask), sid, live, query_terms)
     k = max(4 * ask.limit, 24)
     words = {note_id: (evidence, hits) for note_id, evidence, hits, _score in ranked}
+    for note_id, lent in _followed(conn, ask, sid, live, ranked, query_terms).items():
+        evidence, hits = words.get(note_id, (0.0, 0))
+        words[note_id] = (evidence + lent, hits)
     similar: dict[int, float] = {}
     floor = 0.0
     stated = placed is not None and placed.weight is not None
     if placed is not None:
         similar, floor = nearest(conn, placed, sid, k, words, TRUSTED_Z if stated else QUERY_Z)
     lent = _lent(conn, ask, words)
-    ids = list(dict.fromkeys([r[0] for r in ranked] + list(similar) + list(lent)))
+    ids = list(dict.fromkeys([r[0] for r in ranked] + list(words) + list(similar) + list(lent)))
     if not ids:
         return []
     where, narrow = ask.narrowed()
@@ -445,6 +466,26 @@ def _matches(
     strong = [m for m in matches if m.evidence >= WEAK * best]
     weak = [replace(m, score=-1.0) for m in matches if m.evidence < WEAK * best]
     return strong + weak
+
+
+def _followed(
+    conn: sqlite3.Connection,
+    ask: Ask,
+    sid: int,
+    live: int,
+    ranked: list[tuple[int, float, int, float]],
+    asked: list[str],
+) -> dict[int, float]:
+    """Note id -> the evidence the follow-up query of the strongest matches' words lends it (see `hops`)."""
+    if not ranked or not hops.wanted(ask):
+        return {}
+    best = max(evidence for _id, evidence, _hits, _score in ranked)
+    reading = _reading(ask)
+    if hops.saturated(sum(1 for row in ranked if row[1] >= WEAK * best), reading.k):
+        return {}
+    said = hops.texts(conn, "notes", [row[0] for row in ranked[: hops.SEEDS]])
+    lent = hops.follow(conn, reading, sid, live, said, asked)
+    return {note_id: share * best for note_id, share in lent.items()}
 
 
 def _fused(matches: list[_Match], best: float, floor: float, weight: float) -> list[_Match]:
@@ -507,7 +548,11 @@ def _scored_fresh(
     ask: Reading,
 ) -> list[tuple[int, float, int, float]]:
     """(item id, evidence, hits, score) of the unmerged items, by the same formula as the SQL above."""
-    slot = {term_id: (i, idf(live, df)) for i, (term_id, _term, df, _take) in enumerate(shares)}
+    weights = ask.weights or {}
+    slot = {
+        term_id: (i, idf(live, df) * weights.get(term, 1.0))
+        for i, (term_id, term, df, _take) in enumerate(shares)
+    }
     notes: dict[int, list] = {}
     for note_id, term_id, fresh_at, weight in fresh_rows:
         if term_id not in slot:
@@ -641,7 +686,8 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
             filler.skip(note, "nothing in common with the query")
             shown += 1
     recall = Recall(ask.query, filler.chosen, filler.skipped, tier)
-    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar", "through")))
+    # What a match or a link chose is used; what the follow-up query alone lent ("through a match") is not.
+    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar", "through #")))
     return recall, Trace(sid, used, ask.conversation)
 
 

@@ -6,7 +6,8 @@ something said weeks ago can find the line even when no note was written of it. 
 take a note's place: curated notes keep every promise recall made of them.
 
 Evidence is the notes' (rare words, `idf` over the person's indexed lines, the weak cut, freshness from when
-the line was said). Two things are the transcript's own:
+the line was said, a dialogue's latest lines weighing most, the follow-up query of `memory.hops`). Two
+things are the transcript's own:
 
 - Context. A line is part of a conversation: the turn after "my sister Leah got engaged!" is "Yes, to
   Marcus!", and the question "who is Leah engaged to?" shares nothing with the answer. So the person's
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from .. import text
 from ..meaning.vectors import LINES as LINE_VECTORS
-from ..memory import index, overview
+from ..memory import hops, index, overview
 from ..memory import recall as notes_recall
 from ..memory.notes import subject_id
 from ..memory.recall import (
@@ -76,6 +77,7 @@ class _Candidate:
     matched: tuple[str, ...]
     beside: float = 0.0  # what neighbouring matches lent it
     similar: float | None = None  # how far above the floor its similarity is, when meaning placed the query
+    hop: float = 0.0  # what the follow-up query of the strongest matches' words lent it (`memory.hops`)
 
 
 def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tuple[Recall, Trace | None]:
@@ -105,7 +107,9 @@ def choose(
     shown = _shown(conn, ask)
     where, narrow = ask.narrowed_lines("n.")
     k = max(4 * ask.lines, 24) + len(shown)
-    reading = Reading(index.LINES, "lines", k, ask.now, ask.half_life_days, where, narrow, ask.period)
+    reading = Reading(
+        index.LINES, "lines", k, ask.now, ask.half_life_days, where, narrow, ask.period, ask.weights
+    )
     ranked, shares = word_ranked(conn, reading, sid, live, query_terms)
     ranked = [row for row in ranked if row[0] not in shown]
     best = max([evidence for _id, evidence, _hits, _score in ranked], default=0.0)
@@ -116,6 +120,7 @@ def choose(
             continue
         hit = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
         found[line_id] = _Candidate(line_id, score, evidence, tuple(terms_of[i] for i in hit))
+    lent = _followed(conn, reading, sid, live, found, query_terms, shown) if hops.wanted(ask) else {}
     similar: dict[int, float] = {}
     if placed is not None and placed.weight is not None:  # a model that states its weight: rank fusion
         similar, floor = nearest(conn, placed, sid, k, found, TRUSTED_Z, LINE_VECTORS)
@@ -126,6 +131,8 @@ def choose(
     if not found:
         return []
     strongest = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))[: ask.lines]
+    for line_id, share in lent.items():  # a share of the best score, on the scale fusion left
+        found.setdefault(line_id, _Candidate(line_id, 0.0, 0.0, ())).hop = share * strongest[0].score
     for match in strongest:
         line = lines.get(match.line_id)
         if line is None:
@@ -137,6 +144,25 @@ def choose(
             entry.beside += BESIDE * match.score
     lines |= _read(conn, [i for i in found if i not in lines])
     return _fill(ask, found, lines)
+
+
+def _followed(
+    conn: sqlite3.Connection,
+    reading: Reading,
+    sid: int,
+    live: int,
+    found: dict[int, _Candidate],
+    asked: list[str],
+    shown: set[int],
+) -> dict[int, float]:
+    """Line id -> what the follow-up query of the strongest matches' words lends it, as a share of the best
+    score (see `memory.hops`)."""
+    if not found or hops.saturated(len(found), reading.k):
+        return {}
+    seeds = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))[: hops.SEEDS]
+    said = hops.texts(conn, "lines", [c.line_id for c in seeds])
+    lent = hops.follow(conn, reading, sid, live, said, asked)
+    return {line_id: share for line_id, share in lent.items() if line_id not in shown}
 
 
 def _fuse(
@@ -164,7 +190,7 @@ def _factor(ask: Ask, at: float) -> float:
 
 
 def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> list[RecalledLine]:
-    ordered = sorted(found.values(), key=lambda c: (-(c.score + c.beside), -c.line_id))
+    ordered = sorted(found.values(), key=lambda c: (-(c.score + c.beside + c.hop), -c.line_id))
     chosen: list[RecalledLine] = []
     used = 0
     for c in ordered:
@@ -181,10 +207,11 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
                 "matched: " + ", ".join(c.matched[:4]) if c.matched else "",
                 f"similar +{c.similar:.2f}" if c.similar is not None else "",
                 "beside a match" if c.beside and not c.matched and c.similar is None else "",
+                "through a match" if c.hop and not c.matched and c.similar is None and not c.beside else "",
             )
             if part
         )
-        chosen.append(RecalledLine(line, c.score + c.beside, why, c.matched))
+        chosen.append(RecalledLine(line, c.score + c.beside + c.hop, why, c.matched))
         used += len(line.text)
     return chosen
 

@@ -1,0 +1,71 @@
+"""A query of several lines (a dialogue so far) weighs its latest lines most: an old aside's rare words no
+longer outbid the question just asked; a one-line query is weighed as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mneme_core import Mneme, text
+from mneme_core.memory import query
+
+S = "telegram:7"
+SHELLFISH = "I am allergic to shellfish, prawns make my throat swell"
+BROTHER = "My brother Ben flies planes for a budget airline"
+NOTES = [SHELLFISH, BROTHER, "I teach maths in Bristol", "I play the cello in an orchestra"]
+# Two rare words of the shellfish note in the oldest line, one of the brother's in the last.
+DIALOGUE = "we ate prawns and shellfish in Brixham\nthe weather was lovely\nwhat does your brother do now?"
+
+
+def first(m: Mneme, asked: str) -> str:
+    return m.recall(S, asked, log=False).chosen[0].note.text
+
+
+def test_the_last_line_weighs_most_then_each_line_before_it_less_down_to_the_floor() -> None:
+    lines = ("cello practice", "orchestra tonight", "maths lesson", "budget flights")
+    found = text.terms(" ".join(lines))
+
+    weights = query.weighted(lines, found)
+
+    assert set(weights) == set(found)
+    assert weights["budget"] == weights[text.terms("flights")[0]] == 1.0
+    assert weights[text.terms("maths")[0]] == query.DECAY
+    assert weights["orchestra"] == query.DECAY**2
+    assert weights["cello"] == max(query.FLOOR, query.DECAY**3)
+    # A term in an old line and in the last one weighs as the last line does.
+    assert query.weighted(("cello practice", "more cello"), ["cello", "practice", "more"])["cello"] == 1.0
+    # Far enough back, every line weighs the floor.
+    many = tuple(f"word{i}" for i in range(12))
+    assert query.weighted(many, [f"word{i}" for i in range(12)])["word0"] == query.FLOOR
+
+
+def test_a_query_of_one_line_has_no_weights() -> None:
+    assert query.turns("what does your brother do now?") == ()
+    assert query.turns("one line\n\n   \n") == ()
+    assert query.weighted((), ["brother"]) == {}
+    assert query.turns("first\r\nsecond\u2028third") == ("first", "second", "third")
+
+
+def test_in_a_dialogue_the_question_just_asked_outweighs_an_old_aside(mneme: Mneme) -> None:
+    for note in NOTES:
+        mneme.remember(S, note, kind="fact")
+
+    # As one line, two rare words beat one: the shellfish note comes first.
+    assert first(mneme, DIALOGUE.replace("\n", " ")) == SHELLFISH
+    # As a dialogue, the last line's question is what the next reply answers.
+    assert first(mneme, DIALOGUE) == BROTHER
+    found = mneme.recall(S, DIALOGUE, log=False)
+    assert SHELLFISH in [r.note.text for r in found.chosen]  # the aside still counts, for less
+
+
+async def test_the_transcript_lines_weigh_the_dialogue_the_same_way(mneme: Mneme, clock: Any) -> None:
+    dm = f"dm:{S}"
+    for said in NOTES:
+        line = await mneme.transcript.aadd_line(dm, subject=S, text=said, name="Lucy")
+        await mneme.transcript.aadd_reply(dm, text="I see.", reply_to=line.id, name="Mio")
+        clock.now += 3600
+
+    found = await mneme.arecall(S, DIALOGUE, lines=2, line_budget=400, log=False)
+    flat = await mneme.arecall(S, DIALOGUE.replace("\n", " "), lines=2, line_budget=400, log=False)
+
+    assert found.lines[0].line.text == BROTHER
+    assert flat.lines[0].line.text == SHELLFISH
