@@ -76,6 +76,7 @@ BOTH_BACKENDS = {
     "test_consolidate.py",
     "test_chores.py",
     "test_lifecycle.py",
+    "test_hops.py",
 }
 
 
