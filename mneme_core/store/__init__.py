@@ -29,7 +29,6 @@ and survives power loss, at the cost of one fsync per write (see `benchmarks/rec
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import random
@@ -44,6 +43,7 @@ from typing import Any, TypeVar
 from ..errors import BusyError, ClosedError, InvalidValue, describe
 from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
+from .closing import Closing
 from .location import is_url
 from .transactions import Queued, Storage, Transactions
 from .turns import Late, Turn
@@ -66,11 +66,7 @@ class Connection(sqlite3.Connection):
         self.__dict__.clear()
 
 
-CLOSE_WAIT = 10.0
-"""The longest a close waits for the store's threads to finish what they were given."""
-
-
-class Store(Transactions):
+class Store(Transactions, Closing):
     """Owns one SQLite file: its schema, its pragmas and every connection to it."""
 
     def __init__(
@@ -364,52 +360,10 @@ class Store(Transactions):
         self._open_or_raise()
         return await self._readers.run(work, *args, place=LATER if later else NOW)
 
-    def _open_or_raise(self) -> None:
-        if self._closed:
-            raise ClosedError(f"the store for {self.path} is closed")
+    # -- closing (`closing.Closing`) ---------------------------------------------------------------------
 
-    # -- closing -----------------------------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    async def aclose(self) -> None:
-        """Close every connection; the last one to close checkpoints the WAL into the file."""
-        if self._closed:
-            return
-        self._closed = True
+    def _closing(self) -> None:
         self.checkpointer.stop()
-        try:
-            await asyncio.to_thread(self._stop_threads)
-        finally:
-            self._close_owned()
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self.checkpointer.stop()
-        try:
-            self._stop_threads()
-        finally:
-            self._close_owned()
-
-    def _stop_threads(self) -> None:
-        """The store's threads finish what they were given (within `CLOSE_WAIT`), then end."""
-        for workers in (self._writer, self._readers):
-            workers.stop(CLOSE_WAIT)
-
-    def close_at_exit(self) -> None:
-        """`close` for an interpreter that is exiting, which may start and join no thread (Python 3.12
-        refuses): the store's idle daemon threads are told to end, and end with the process."""
-        if self._closed:
-            return
-        self._closed = True
-        self.checkpointer.stop()
-        for workers in (self._writer, self._readers):
-            workers.stop(None)
-        self._close_owned()
 
     def _close_owned(self) -> None:
         with self._owned_lock:

@@ -29,7 +29,6 @@ SQL (`connection`, `dialect`):
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import threading
@@ -39,6 +38,7 @@ from typing import Any, TypeVar
 
 from ...errors import BusyError, ClosedError, DiskFullError, InvalidValue, StorageError, describe
 from .. import schema as file_schema
+from ..closing import Closing
 from ..location import redacted, server_of
 from ..transactions import Queued, Transactions
 from ..workers import LATER, NOW, Workers
@@ -57,7 +57,6 @@ WRITE_LOCK = 0x6D6E6D01  # "mnm" 1
 MIGRATE_LOCK = 0x6D6E6D02
 LOCK = "select pg_advisory_xact_lock(?::int, hashtext(coalesce(current_schema(), '')))"
 READERS = 4  # a read waits on the server, not on this machine's cores: more than the file's 2
-CLOSE_WAIT = 10.0
 RETRIED = ("40001", "40P01")  # serialization failure, deadlock: the server rolled back, run it again
 
 
@@ -65,7 +64,7 @@ class LostCommit(StorageError):
     """The connection was lost while a commit was under way: the write may or may not have been kept."""
 
 
-class PostgresStore(Transactions):
+class PostgresStore(Transactions, Closing):
     """Owns the connections to one PostgreSQL database and runs transaction functions on them."""
 
     def __init__(
@@ -125,10 +124,6 @@ class PostgresStore(Transactions):
                 self._owned.remove(conn)
         with contextlib.suppress(psycopg.Error):  # it is gone already
             conn.close()
-
-    def _open_or_raise(self) -> None:
-        if self._closed:
-            raise ClosedError(f"the store for {self.path} is closed")
 
     # -- errors and retries ------------------------------------------------------------------------------
 
@@ -275,35 +270,7 @@ class PostgresStore(Transactions):
                 if item.error is None:
                     item.result, item.error = None, err
 
-    # -- closing -----------------------------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def close(self) -> None:
-        """Wait for the writes under way, then close every connection."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            for workers in (self._writer, self._readers):
-                workers.stop(CLOSE_WAIT)
-        finally:
-            self._close_owned()
-
-    async def aclose(self) -> None:
-        if not self._closed:
-            await asyncio.to_thread(self.close)
-
-    def close_at_exit(self) -> None:
-        """`close` for an interpreter that is exiting: no thread is started or waited for."""
-        if self._closed:
-            return
-        self._closed = True
-        for workers in (self._writer, self._readers):
-            workers.stop(None)
-        self._close_owned()
+    # -- closing (`closing.Closing`) ---------------------------------------------------------------------
 
     def _close_owned(self) -> None:
         with self._owned_lock:
