@@ -3,8 +3,9 @@
 Three ways in, all the companion's own: `m.journal(text)` (the host passing on what the companion's model
 wrote), the `journal` tool its model may call (`tools.builtins`), and, with `journal.daily`, one entry a day
 that tending (`mneme_core.tending`) has its model write from the day's lines (`prompts.journal`; at most
-`DAY_LINES` lines in `DAY_CHARS` characters, sent as data). No other code path writes here: the note writer,
-the health check and imports never do.
+`DAY_LINES` lines in `DAY_CHARS` characters, sent as data). No other code path writes here: the note writer
+and the health check never do, and an import brings back only the entries a Mneme export carried (so a
+`mneme move` keeps the journal; a mneme-llm export has none).
 
 Each entry records whom it is about (the person the tool was called for, the people whose lines the daily
 entry read, or `about=` given to `m.journal`), so erasing a person erases every entry about them with them
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
@@ -26,10 +27,10 @@ from typing import Any
 from . import dates, text
 from .decide import run
 from .errors import InvalidType, InvalidValue
-from .memory.note import count_of, subject_of
-from .memory.notes import subject_id
+from .memory.note import count_of, subject_of, subject_or_none
+from .memory.notes import subject_id_made
 
-__all__ = ["DAILY", "Entry", "JournalVerbs", "entries", "section", "write"]
+__all__ = ["DAILY", "Entry", "JournalVerbs", "entries", "export_rows", "import_rows", "section", "write"]
 
 ENTRY_LIMIT = 2000
 DAY_LINES = 200
@@ -57,11 +58,7 @@ def write(
         (space, at, entry_text, source),
     ).fetchone()
     for subject in dict.fromkeys(about):
-        sid = subject_id(conn, space, subject)
-        if sid is None:
-            (sid,) = conn.execute(
-                "insert into subjects(space, subject) values (?, ?) returning id", (space, subject)
-            ).fetchone()
+        sid = subject_id_made(conn, space, subject)
         conn.execute("insert into journal_about(entry_id, subject_id) values (?, ?)", (entry_id, sid))
     return Entry(entry_id, at, entry_text, source, tuple(dict.fromkeys(about)))
 
@@ -127,6 +124,46 @@ def day_lines(conn: sqlite3.Connection, space: str, now: float) -> tuple[list[st
         if subject is not None:
             people.append(subject)
     return list(reversed(said)), list(dict.fromkeys(people))
+
+
+# -- moving ----------------------------------------------------------------------------------------------
+
+
+def export_rows(conn: sqlite3.Connection, space: str) -> list[dict[str, Any]]:
+    """Every entry of a space, oldest first, with whom it is about."""
+    return [
+        {"at": e.at, "text": e.text, "source": e.source, "about": list(e.about)}
+        for e in reversed(entries(conn, space, 2**62))
+    ]
+
+
+def import_rows(conn: sqlite3.Connection, space: str, rows: Iterable[object]) -> int:
+    """Bring entries in, leniently (a row without text or a time is skipped, an unknown source is the
+    companion's) and idempotently (an entry is the same entry if the space has one of the same time, source
+    and text); whom it is about comes with it, so an erase after the import still erases it. Returns how
+    many were added."""
+    added = 0
+    for row in rows:
+        if not isinstance(row, Mapping):
+            continue
+        said, at = row.get("text"), row.get("at")
+        if not isinstance(said, str) or text.is_blank(said):
+            continue
+        if not isinstance(at, int | float) or isinstance(at, bool) or at != at or abs(at) > 1e11:
+            continue
+        said = text.clip(text.clean(said), ENTRY_LIMIT)
+        source = row.get("source") if row.get("source") in (COMPANION, DAILY) else COMPANION
+        known = conn.execute(
+            "select 1 from journal where space = ? and at = ? and source = ? and text = ?",
+            (space, float(at), source, said),
+        ).fetchone()
+        if known is not None:
+            continue
+        about = row.get("about")
+        who = [s for v in (about if isinstance(about, list) else []) if (s := subject_or_none(v))]
+        write(conn, space, said, source, who, float(at))
+        added += 1
+    return added
 
 
 def _text(value: object) -> str:

@@ -2,12 +2,13 @@
 PostgreSQL server, either way), every space in it.
 
 What moves is what an export carries (`transfer`), space by space: every note with its key history and the
-forgotten ones, the profile cards, the moods and their timelines, the relationships, the conversations'
-lines, and the config kept in the database. The move is idempotent because import is: a note is the same
-note if the same person has one written at the same moment with the same text, so moving twice (or again
-after a move that stopped half-way) adds nothing already there. What the target derives again by itself is
-not carried: the term index is built as the notes arrive, and vectors are made by the target's embedder when
-it is opened with one. The recall log (a trace, not memory) stays behind.
+forgotten ones, the profile cards, the moods and their timelines, the relationships and their closeness over
+time, the conversations' lines, the companion's journal, and the config kept in the database. The move is
+idempotent because import is: a note is the same note if the same person has one written at the same moment
+with the same text, so moving twice (or again after a move that stopped half-way) adds nothing already there.
+What the target derives again by itself is not carried: the term index is built as the notes arrive, and
+vectors are made by the target's embedder when it is opened with one. The recall log (a trace, not memory)
+stays behind.
 
 Nothing is written to the source: it must exist (a file that is not there is refused, never made), and the
 target is opened before anything is read, so an unreachable server is refused at once.

@@ -366,7 +366,13 @@ def export_rows(conn: sqlite3.Connection, space: str) -> list[dict[str, Any]]:
         "join subjects s on s.id = r.subject_id where s.space = ? order by s.id",
         (space,),
     ).fetchall()
-    return [dict(zip(FIELDS, row, strict=True)) for row in rows]
+    found = [dict(zip(FIELDS, row, strict=True)) for row in rows]
+    for row in found:
+        row["history"] = [
+            {"at": p.at, "role": p.role, "closeness": p.closeness}
+            for p in history(conn, space, row["subject"])
+        ]
+    return found
 
 
 def import_rows(
@@ -404,6 +410,34 @@ def import_rows(
             "last_seen = excluded.last_seen",
             (sid, key, closeness, since, updated_at, dates.seconds_or_none(row.get("last_seen"))),
         )
-        _point(conn, sid, Closeness(updated_at, key, closeness))
+        for point in [*_points(row.get("history"), settings), Closeness(updated_at, key, closeness)]:
+            _point_once(conn, sid, point)
         count += 1
     return count
+
+
+def _points(rows: object, settings: RelationSettings) -> list[Closeness]:
+    """An exported closeness history read leniently, oldest first (a point without a time or role is
+    skipped; a closeness outside its role's band is brought inside it)."""
+    points = []
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, Mapping):
+            continue
+        at, key = dates.seconds_or_none(row.get("at")), row.get("role")
+        if at is None or not isinstance(key, str) or not KEY.fullmatch(key):
+            continue
+        role = settings.role_of(key)
+        points.append(
+            Closeness(at, key, number_or(row.get("closeness"), role.floor, role.ceiling, role.start))
+        )
+    return sorted(points, key=lambda p: p.at)
+
+
+def _point_once(conn: sqlite3.Connection, sid: int, point: Closeness) -> None:
+    """`_point`, unless the person's history has that point already (an import made twice adds nothing)."""
+    known = conn.execute(
+        "select 1 from closeness where subject_id = ? and at = ? and role = ? and abs(closeness - ?) < 0.005",
+        (sid, point.at, point.role, point.closeness),
+    ).fetchone()
+    if known is None:
+        _point(conn, sid, point)

@@ -17,8 +17,9 @@ and so do the links between notes (`links`: by the export's note ids, remapped l
 whose notes are not both brought in, live and one person's, is skipped).
 
 The conversations' lines travel too (`transcript.lines`: lenient, and idempotent like the notes), and the
-moods, their timelines and the relationships (see `mood.moods.import_rows` and
-`relations.import_rows`: lenient, and idempotent like the notes). mneme-llm's export (`"mneme_llm": 1`, rows
+moods, their timelines, the relationships with their closeness over time, and the companion's journal with
+whom each entry is about (see `mood.moods.import_rows`, `relations.import_rows` and `journal.import_rows`:
+lenient, and idempotent like the notes). mneme-llm's export (`"mneme_llm": 1`, rows
 under `memories`) is read the same way, so its users can move.
 """
 
@@ -30,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dates, relations, text
+from . import dates, journal, relations, text
 from .errors import InvalidType, InvalidValue
 from .finite import finite
 from .memory import index, links, notes
@@ -91,6 +92,7 @@ def export(conn: sqlite3.Connection, space: str, now: float) -> dict[str, Any]:
         "relationships": relations.export_rows(conn, space),
         "lines": lines.export_rows(conn, space),
         "links": links.export_rows(conn, space),
+        "journal": journal.export_rows(conn, space),
     }
 
 
@@ -105,6 +107,7 @@ class Rows:
     relationships: list[Mapping[str, Any]] = field(default_factory=list)
     lines: list[Mapping[str, Any]] = field(default_factory=list)
     links: list[Mapping[str, Any]] = field(default_factory=list)
+    journal: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def parse(data: object) -> Rows:
@@ -125,7 +128,8 @@ def parse(data: object) -> Rows:
     found.relationships = data.get("relationships") or []
     found.lines = data.get("lines") or []
     found.links = data.get("links") or []
-    for name in ("notes", "profiles", "moods", "mood_events", "relationships", "lines", "links"):
+    found.journal = data.get("journal") or []
+    for name in ("notes", "profiles", "moods", "mood_events", "relationships", "lines", "links", "journal"):
         rows = getattr(found, name)
         if not isinstance(rows, list) or not all(isinstance(row, Mapping) for row in rows):
             raise InvalidValue(f"an export's {name} are a list of JSON objects")
@@ -341,6 +345,7 @@ def bring_in(conn: sqlite3.Connection, space: str, rows: Rows, now: float, rules
     mood_store.import_rows(conn, space, rows.moods, rows.mood_events, now, rules.mood)
     relations.import_rows(conn, space, rows.relationships, now, rules.relations)
     lines.import_rows(conn, space, rows.lines)
+    journal.import_rows(conn, space, rows.journal)
     return importer.added
 
 

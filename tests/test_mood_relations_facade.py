@@ -174,6 +174,7 @@ def test_a_wrong_role_or_closeness_is_refused_before_anything_is_written(
             "since": pytest.approx(mneme.clock()),
             "updated_at": pytest.approx(mneme.clock()),
             "last_seen": None,
+            "history": [{"at": pytest.approx(mneme.clock()), "role": "family", "closeness": 80}],
         }
     ]
 

@@ -305,6 +305,10 @@ def test_export_and_import(store, clock, locate):
         "since": clock() - DAY,
         "updated_at": clock(),
         "last_seen": clock(),
+        "history": [  # the role set, then the first contact of the next day
+            {"at": clock() - DAY, "role": "friend", "closeness": 70.0},
+            {"at": clock(), "role": "friend", "closeness": 70.97},
+        ],
     }
     other = open_store(locate("other.db"), clock=clock)
     try:
@@ -320,7 +324,12 @@ def test_export_and_import(store, clock, locate):
         assert sorted(found) == ["b", "d", "e", "z"]  # "a" would be a second creator
         assert found["b"].closeness == 70.97 and found["b"].since == clock() - DAY
         assert found["d"].closeness == 50 and found["e"].closeness == 90  # clamped into the band
+        assert [(p.at, p.closeness) for p in other.read(rel.history, SPACE, "b")] == [
+            (clock() - DAY, 70.0),
+            (clock(), 70.97),
+        ]
         assert other.write(rel.import_rows, SPACE, rows, clock(), SETTINGS) == 1
         assert len(other.read(rel.all, SPACE, clock(), SETTINGS)) == 4
+        assert len(other.read(rel.history, SPACE, "b")) == 2  # imported twice, each point once
     finally:
         other.close()

@@ -14,6 +14,8 @@ import pytest
 from conftest import raw_connection
 
 from mneme_core import Mneme
+from mneme_core.decide import run
+from mneme_core.people import acloseness
 
 DAY = 86400.0
 LEO = "discord:1"
@@ -397,3 +399,76 @@ def test_an_id_shared_by_two_people_links_nobody_across(filled: Mneme, other: Mn
     other.import_data(data)
     assert crossed_links(other) == 0
     assert [n.text for n in other.notes(MEI)]  # Mei's notes came across
+
+
+# the journal and closeness over time
+
+
+@pytest.fixture
+def kept(filled: Mneme, clock) -> Mneme:
+    """`filled`, with journal entries (one about Leo, one about nobody) and closeness that moved twice."""
+    filled.journal("Leo laughed at my joke about owls today.", about=LEO)
+    clock.advance(hours=2)
+    filled.journal("A quiet evening; I read the old notes again.")
+    filled.relate(LEO, "friend", closeness=60)
+    clock.advance(days=1)
+    filled.relate(LEO, "friend", closeness=72)
+    return filled
+
+
+def journal_of(m: Mneme) -> list[tuple]:
+    return [(e.at, e.text, e.source, e.about) for e in m.journal_entries(limit=50)]
+
+
+def closeness_of(m: Mneme, subject: str) -> list[tuple]:
+    return [(p.at, p.role, p.closeness) for p in run(lambda: acloseness(m, subject))]
+
+
+def test_the_journal_and_closeness_over_time_come_back_whole(kept: Mneme, other: Mneme):
+    exported = json.loads(json.dumps(kept.export_data(), ensure_ascii=False))
+
+    other.import_data(exported)
+
+    assert len(journal_of(kept)) == 2
+    assert journal_of(other) == journal_of(kept)
+    assert journal_of(other)[-1][3] == (LEO,)
+    assert len(closeness_of(kept, LEO)) >= 2
+    assert closeness_of(other, LEO) == closeness_of(kept, LEO)
+
+
+def test_importing_the_journal_twice_adds_nothing(kept: Mneme, other: Mneme):
+    exported = kept.export_data()
+    other.import_data(exported)
+    first = (journal_of(other), closeness_of(other, LEO))
+
+    other.import_data(exported)
+
+    assert (journal_of(other), closeness_of(other, LEO)) == first
+
+
+def test_an_imported_journal_entry_about_a_person_goes_with_their_erase(kept: Mneme, other: Mneme):
+    other.import_data(kept.export_data())
+
+    other.erase(LEO)
+
+    assert [e.text for e in other.journal_entries(limit=50)] == [
+        "A quiet evening; I read the old notes again."
+    ]
+
+
+def test_journal_rows_without_text_or_time_are_skipped(mneme: Mneme):
+    mneme.import_data(
+        {
+            "mneme_bots": 1,
+            "journal": [
+                {"at": 5.0, "text": "   "},
+                {"text": "no time"},
+                {"at": "yesterday", "text": "a time that is not one"},
+                {"at": 10.0, "text": "kept", "source": "made-up", "about": ["discord:9", 7]},
+            ],
+        }
+    )
+
+    assert [(e.text, e.source, e.about) for e in mneme.journal_entries()] == [
+        ("kept", "companion", ("discord:9",))
+    ]
