@@ -473,6 +473,19 @@ def test_a_slow_note_writer_times_out_and_writes_nothing(make, monkeypatch):
     assert seen.mood.delta == pytest.approx(10.5)
 
 
+async def test_an_observe_cut_short_while_the_writer_works_moved_nothing_so_a_retry_moves_once(make):
+    m = make(AsyncModel(sleep={"writer": 30.0}))
+
+    with pytest.raises(TimeoutError):  # the bot's observe_timeout, say, while the note writer thinks
+        await asyncio.wait_for(m.aobserve(LEO, EXCHANGE, user_name="Leo"), 0.3)
+
+    assert m.mood_timeline(LEO) == [] and m.mood(LEO).value == pytest.approx(70.0)
+    m.complete = AsyncModel()
+    again = await m.aobserve(LEO, EXCHANGE, user_name="Leo")
+    assert again.mood.delta == pytest.approx(10.5) and m.mood(LEO).value == pytest.approx(80.5)
+    assert len(m.mood_timeline(LEO)) == 1 and [n.text for n in again.notes] == ["Leo likes jasmine tea"]
+
+
 def test_notes_are_written_all_or_none(make, monkeypatch):
     three = [{"text": f"Leo likes colour number {i}", "kind": "preference"} for i in range(3)]
     m = make(Model(writer=json.dumps(three)))
