@@ -218,10 +218,13 @@ class Observer:
         """The notes the note writer is shown (the person's closest to the exchange) and its messages: one
         plan, so the recall and the messages' text are made off the loop (see `twins`)."""
         m = self.m
-        recalled = yield from m._recalling(
-            subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False
-        )
-        shown = writer.offered([r.note for r in recalled.chosen])
+        shown: list[Note] = []
+        if (yield twins.Read(_has_notes, m.space, subject)):  # a new person's recall would find nothing
+            # The writer is shown notes alone: the transcript's lines a recall would rank too are not asked.
+            recalled = yield from m._recalling(
+                subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False, lines=0
+            )
+            shown = writer.offered([r.note for r in recalled.chosen])
         return shown, writer.writer_messages(
             said,
             user_name=user_name,
@@ -347,6 +350,13 @@ def _observed(
         event = mood_store.apply_answers(conn, m.space, subject, judged, now, m.mood_settings, m.words)
     applied = consolidate.apply(conn, m.space, subject, actions, at, m._rules) if actions else []
     return event, applied
+
+
+def _has_notes(conn: Any, space: str, subject: str) -> bool:
+    """Whether the person has a live note (archived ones count: recall may bring them back)."""
+    found = "select live from subjects where space = ? and subject = ?"
+    row = conn.execute(found, (space, subject)).fetchone()
+    return bool(row and row[0])
 
 
 def _written(applied: list[Applied]) -> list[Note]:
