@@ -341,12 +341,13 @@ def _observed(
 ) -> tuple[MoodEvent | None, list[Applied]]:
     """What an observe writes, in one transaction: the person seen (if they spoke), the mood moved by how
     close they are now (if the judge said how it moved), then the note writer's actions (dated `at`)."""
-    if seen:
-        relations.seen(conn, m.space, subject, now, m.relation_settings)
+    # `seen` gives who the person is now, as `relations.get` would read it back (one look, not two)
+    relation = relations.seen(conn, m.space, subject, now, m.relation_settings) if seen else None
     event = None
     if judged is not None:
-        weight = relations.weight(conn, m.space, subject, now, m.relation_settings)
-        judged = replace(judged, weight=weight)
+        if not seen:
+            relation = relations.get(conn, m.space, subject, now, m.relation_settings)
+        judged = replace(judged, weight=relations.weight_of(relation))
         event = mood_store.apply_answers(conn, m.space, subject, judged, now, m.mood_settings, m.words)
     applied = consolidate.apply(conn, m.space, subject, actions, at, m._rules) if actions else []
     return event, applied
