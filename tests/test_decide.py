@@ -479,3 +479,30 @@ def test_the_plain_twin_works_with_or_without_a_running_loop():
         return chain.decide(TEXT, [WORTHY])[WORTH].probability
 
     assert asyncio.run(inside()) == pytest.approx(0.85)
+
+
+REPLIES = [
+    '{"mood_change": {"level": "1"}, "worth_remembering": {"probability": 0.9}}',
+    '  [{"text": "Leo likes tea", "kind": "preference"}]\n',
+    '{"a": "a fence ``` inside a string"}',
+    '{"a": 1} {"b": 2}',
+    "[1, 2,]",
+    '<think>{"x": 1}</think>{"y": 2}',
+    '```json\n{"fenced": true}\n```',
+    'Sure! {"prose": "around"} hope this helps {smile}',
+    "[[1], {}]",
+    '"just a string"',
+    "{" * 50 + "}" * 50,
+]
+
+
+@pytest.mark.parametrize("openers", ["{[", "{", "["])
+def test_a_reply_that_is_one_json_value_gives_what_the_scanner_gives(monkeypatch, openers):
+    from mneme_core.decide import json_reply
+
+    fast = [list(json_reply.values(reply, openers)) for reply in REPLIES]
+    monkeypatch.setattr(json_reply, "_whole", lambda text, openers: None)  # the bracket walk alone
+    walked = [list(json_reply.values(reply, openers)) for reply in REPLIES]
+
+    assert fast == walked
+    assert fast[0] == ([json.loads(REPLIES[0])] if "{" in openers else [])

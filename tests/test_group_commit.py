@@ -63,3 +63,23 @@ async def test_when_the_commit_fails_no_write_of_the_batch_is_acknowledged(mneme
         blocker.close()
     assert all(isinstance(r, sqlite3.OperationalError) for r in results)
     assert [n.text for n in mneme.notes(S)] == ["opens the writer"]
+
+
+async def test_a_write_alone_that_fails_leaves_nothing_and_the_recall_log_waits(mneme: Mneme, db_path):
+    await mneme.aremember(S, "Leo grows tomatoes in the garden")
+    await mneme.arecall(S, "tomatoes")  # a log entry waits to ride along with the next write
+    assert mneme.recall_log.waiting == 1
+
+    try:
+        await mneme.store.awrite(_half_written, "ghost")  # alone in its batch: no savepoint of its own
+    except Refused:
+        pass
+    else:
+        raise AssertionError("the failing write was acknowledged")
+
+    with closing(sqlite3.connect(db_path)) as conn:
+        assert conn.execute("select count(*) from subjects where subject = 'ghost'").fetchone() == (0,)
+    assert mneme.recall_log.waiting == 1  # rolled back with the write, so not taken: it waits
+    await mneme.aremember(S, "Leo waters them at dawn")
+    assert mneme.recall_log.waiting == 0
+    assert [r["query"] for r in mneme.recalls(S)] == ["tomatoes"]

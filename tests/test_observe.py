@@ -25,11 +25,13 @@ from pathlib import Path
 import pytest
 
 from mneme_core import Mneme
+from mneme_core import mneme as mneme_module
 from mneme_core import observe as observe_module
 from mneme_core.memory import notes as notes_module
 from mneme_core.messages import Words
 from mneme_core.observe import Observation
 from mneme_core.prompts import PROMPTS
+from mneme_core.transcript import recall as transcript_recall
 
 EAST8 = timezone(timedelta(hours=8))
 LEO = "discord:1001"
@@ -204,6 +206,22 @@ def test_the_note_writer_is_sent_the_exchange_as_data_with_todays_date(make):
     (judge_user,) = model.users["judge"]
     assert "Leo started this exchange by writing to Mio" in judge_user
     assert "worth_remembering" in judge_user
+
+
+def test_the_writers_recall_ranks_notes_alone_and_none_for_a_person_with_no_notes(make, monkeypatch):
+    model = Model()
+    m = make(model)
+    ranked, chosen_lines = [], []
+    rank, choose = mneme_module.rank, transcript_recall.choose
+    monkeypatch.setattr(mneme_module, "rank", lambda *a: ranked.append(1) or rank(*a))
+    monkeypatch.setattr(transcript_recall, "choose", lambda *a: chosen_lines.append(1) or choose(*a))
+
+    m.observe(LEO, EXCHANGE, user_name="Leo")  # no notes yet: nothing to recall for the writer
+    assert ranked == [] and "Already remembered" not in model.users["writer"][0]
+
+    m.observe(LEO, [("Leo", "I still love jasmine tea"), ("Mio", "Me too!")], user_name="Leo")
+    assert ranked == [1] and chosen_lines == []  # the writer is shown notes, never the transcript's lines
+    assert "Leo likes jasmine tea" in model.users["writer"][1].split("The exchange:")[0]
 
 
 @pytest.mark.parametrize(
@@ -471,6 +489,19 @@ def test_a_slow_note_writer_times_out_and_writes_nothing(make, monkeypatch):
     assert "note writer" in seen.error and "no reply within" in seen.error
     assert seen.notes == [] and m.notes(LEO) == []
     assert seen.mood.delta == pytest.approx(10.5)
+
+
+async def test_an_observe_cut_short_while_the_writer_works_moved_nothing_so_a_retry_moves_once(make):
+    m = make(AsyncModel(sleep={"writer": 30.0}))
+
+    with pytest.raises(TimeoutError):  # the bot's observe_timeout, say, while the note writer thinks
+        await asyncio.wait_for(m.aobserve(LEO, EXCHANGE, user_name="Leo"), 0.3)
+
+    assert m.mood_timeline(LEO) == [] and m.mood(LEO).value == pytest.approx(70.0)
+    m.complete = AsyncModel()
+    again = await m.aobserve(LEO, EXCHANGE, user_name="Leo")
+    assert again.mood.delta == pytest.approx(10.5) and m.mood(LEO).value == pytest.approx(80.5)
+    assert len(m.mood_timeline(LEO)) == 1 and [n.text for n in again.notes] == ["Leo likes jasmine tea"]
 
 
 def test_notes_are_written_all_or_none(make, monkeypatch):

@@ -95,7 +95,11 @@ def _usable(question: Question, answer: object, tier: str) -> Answer | None:
     if not set(answer.probabilities) <= set(labels):
         return None
     probabilities = {label: answer.probabilities.get(label, 0.0) for label in labels}
-    return dataclasses.replace(answer, probabilities=probabilities, by=answer.by or tier)
+    if type(answer) is not Answer:  # a tier's own kind of answer keeps its kind
+        return dataclasses.replace(answer, probabilities=probabilities, by=answer.by or tier)
+    # what `replace` does, without its look at the fields (three answers an observe)
+    by = answer.by or tier
+    return Answer(answer.name, answer.type, probabilities, answer.confidence, by, answer.reason)
 
 
 class Chain:

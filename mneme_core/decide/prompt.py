@@ -77,7 +77,8 @@ async def acomplete(complete: Complete, system: str, user: str, *, timeout: floa
         return await result if inspect.isawaitable(result) else result
 
     try:
-        reply = await asyncio.wait_for(call(), timeout)
+        async with asyncio.timeout(timeout):  # no task of its own, as `wait_for` makes: two calls an observe
+            reply = await call()
     except TimeoutError as err:
         raise TimeoutError(f"complete gave no reply within {timeout:g} s") from err
     if not isinstance(reply, str):

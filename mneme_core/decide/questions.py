@@ -184,17 +184,20 @@ class Answer:
             raise InvalidValue(f"an answer's type is one of {', '.join(TYPES)}, not {describe(self.type)}")
         if not isinstance(self.probabilities, Mapping) or not self.probabilities:
             raise InvalidValue(f"answer {self.name!r} needs a probability for at least one label")
-        probabilities = {
-            str(label): _unit(p, f"the probability of {label!r} in answer {self.name!r}")
-            for label, p in self.probabilities.items()
-        }
+        probabilities = self.probabilities
+        if not all(type(k) is str and type(p) is float and 0 <= p <= 1 for k, p in probabilities.items()):
+            # the checks (and their messages) only for what is not already a label and a probability
+            probabilities = {
+                str(label): _unit(p, f"the probability of {label!r} in answer {self.name!r}")
+                for label, p in probabilities.items()
+            }
         total = sum(probabilities.values())
         if total <= 0:
             raise InvalidValue(f"the probabilities of answer {self.name!r} add up to 0")
         object.__setattr__(self, "probabilities", {k: p / total for k, p in probabilities.items()})
         object.__setattr__(self, "confidence", _unit(self.confidence, f"the confidence of {self.name!r}"))
-        object.__setattr__(self, "by", text.one_line(self.by or "", 80))
-        object.__setattr__(self, "reason", text.one_line(self.reason or "", 300))
+        object.__setattr__(self, "by", text.one_line(self.by, 80) if self.by else "")
+        object.__setattr__(self, "reason", text.one_line(self.reason, 300) if self.reason else "")
 
     @property
     def choice(self) -> str:

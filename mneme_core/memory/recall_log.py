@@ -113,15 +113,18 @@ class RecallLog:
                     hl = self.half_life_days
                     settled = lifecycle.reinforce(conn, e.subject_id, e.matched, e.at, e.conversation, hl)
                     links.together(conn, e.subject_id, settled, e.at, life.link_half_life_days)
-                for note_id in e.matched:
-                    row = conn.execute(
-                        "update notes set recalled_at = max(coalesce(recalled_at, 0), ?), "
-                        "recalls = recalls + 1 "
-                        f"where id = ? and subject_id = ? returning {COLUMNS}",
-                        (e.at, note_id, e.subject_id),
-                    ).fetchone()
-                    if row and not note_of("", row).lasting:
-                        index.refresh(conn, e.subject_id, note_of("", row))
+                if not e.matched:
+                    continue
+                rows = conn.execute(  # one statement for the entry's notes, not one each
+                    "update notes set recalled_at = max(coalesce(recalled_at, 0), ?), "
+                    "recalls = recalls + 1 "
+                    f"where id in (select value from json_each(?)) and subject_id = ? returning {COLUMNS}",
+                    (e.at, json.dumps(list(dict.fromkeys(e.matched))), e.subject_id),
+                ).fetchall()
+                for row in rows:
+                    note = note_of("", row)
+                    if not note.lasting:
+                        index.refresh(conn, e.subject_id, note)
         for sid in touched:
             conn.execute(
                 "delete from recalls where subject_id = ? and id <= "

@@ -97,7 +97,34 @@ class Transactions:
             conn.execute("rollback")
 
     def _commit_batch(self, conn: Any, batch: list[Queued]) -> None:
-        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for."""
+        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for. A
+        write alone in its batch (every write of a quiet bot) needs no savepoint: when it fails, its whole
+        transaction is rolled back before anything rode along, and what would have waits for the next."""
+        if len(batch) == 1:
+            self._commit_alone(conn, batch[0])
+        else:
+            self._commit_together(conn, batch)
+        if any(item.wipe for item in batch):
+            try:
+                self._wipe(conn)
+            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
+                for item in batch:
+                    if item.wipe and item.error is None:
+                        item.error = err
+
+    def _commit_alone(self, conn: Any, item: Queued) -> None:
+        try:
+            with self._committing(conn):
+                try:
+                    item.result = item.work(conn, *item.args)
+                except Exception as err:  # this write fails: its transaction is rolled back whole
+                    item.error = err
+                    raise
+        except Exception as err:
+            if item.error is not err:  # what rode along, or the commit, failed: as for a batch
+                raise
+
+    def _commit_together(self, conn: Any, batch: list[Queued]) -> None:
         with self._committing(conn):
             for item in batch:
                 conn.execute("savepoint queued")
@@ -108,10 +135,3 @@ class Transactions:
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
-        if any(item.wipe for item in batch):
-            try:
-                self._wipe(conn)
-            except (sqlite3.Error, BusyError) as err:  # committed: only the writes that asked are told
-                for item in batch:
-                    if item.wipe and item.error is None:
-                        item.error = err
