@@ -292,10 +292,16 @@ class Meaning:
             log.warning("%s gives %d dimensions; the file holds %d for it", self.name, len(vector), dims)
             self._failed("wrong")
             return None
-        if self._index is None or self._index.dimensions != dims:
-            self._index = VectorIndex(dims)
         floor = self._floor if self._floor is not None else calibrate.DEFAULT
-        return Placed(eid, vector, floor, self._index, self.embedder.weight)
+        return Placed(eid, vector, floor, self._index_of(dims), self.embedder.weight)
+
+    def _index_of(self, dims: int) -> VectorIndex:
+        """Where the vectors are searched: in memory, or by a server that searches its own (a store with
+        `vector_index`: PostgreSQL with pgvector)."""
+        if self._index is None or self._index.dimensions != dims:
+            made = getattr(self.store, "vector_index", VectorIndex)
+            self._index = made(dims)
+        return self._index
 
     def _eid_and_dims(self) -> tuple[int, int] | None:
         if self._eid is None:
@@ -323,9 +329,8 @@ class Meaning:
         if found is None or found[1] != len(vector):
             return None
         eid, dims = found
-        if self._index is None or self._index.dimensions != dims:
-            self._index = VectorIndex(dims)
-        return Placed(eid, vector, self._floor if self._floor is not None else calibrate.DEFAULT, self._index)
+        floor = self._floor if self._floor is not None else calibrate.DEFAULT
+        return Placed(eid, vector, floor, self._index_of(dims))
 
     def report(self) -> dict[str, Any]:
         """What failed, and the state of the vectors (the fall-through adds what each tier placed)."""

@@ -209,17 +209,32 @@ class _Matrix:
 
     def prepare(self) -> None:
         """Take out the person's mean direction and measure the floor on what is left (see above)."""
-        np = numpy()
         if len(self.ids) < CENTER_MIN:
             return
         self.mean = self.matrix.mean(axis=0)
-        centered = self.matrix - self.mean
-        norms = np.linalg.norm(centered, axis=1, keepdims=True)
-        self.centered = centered / np.where(norms > 0, norms, 1.0)
+        self.centered = _centre(self.matrix, self.mean)
         step = max(1, len(self.ids) // FLOOR_SAMPLE)
-        sample = self.centered[::step][:FLOOR_SAMPLE]
-        sims = sample @ sample.T
-        self.floor = float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
+        self.floor = _floor(self.centered[::step][:FLOOR_SAMPLE])
+
+
+def _centre(matrix: Any, mean: Any) -> Any:
+    np = numpy()
+    centered = matrix - mean
+    norms = np.linalg.norm(centered, axis=1, keepdims=True)
+    return centered / np.where(norms > 0, norms, 1.0)
+
+
+def _floor(sample: Any) -> float:
+    np = numpy()
+    sims = sample @ sample.T
+    return float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
+
+
+def centred_floor(sample: Any, mean: Any) -> float:
+    """The floor measured on a sample of a person's vectors (every `len // FLOOR_SAMPLE`th by id, at
+    most `FLOOR_SAMPLE`) less their `mean`: what a server searching the vectors itself needs to give the
+    same scores (`store.postgres.vectors`)."""
+    return _floor(_centre(sample, mean))
 
 
 def centred(ids: Any, matrix: Any) -> tuple[Any, float | None]:
