@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from urllib.parse import quote
 
@@ -199,3 +200,24 @@ def test_the_extension_is_made_where_it_can_be(backend, clock):
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f"drop database if exists {name} with (force)")
+
+
+def test_a_note_committed_after_the_embedder_wakes_is_still_embedded(db_path, clock):
+    """The background embedder is woken inside the write that made a note; a write slow to commit must not
+    lose the note from the batch (it read the batch before the commit and dropped what it did not see)."""
+    m = companion(db_path, clock)
+    try:
+        m.remember(S, "a first note, to have the thread running")
+        m.embed_pending()
+        m.store.piggyback.append(lambda conn: time.sleep(0.3))  # after `Meaning.spot`, before the commit
+        m.remember(S, "the kitten learned to open doors")
+        deadline = time.monotonic() + 5
+        while m.meaning.report()["embedded"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        m.store.piggyback.pop()
+        m.embed_pending()
+        with raw_connection(db_path) as conn:
+            (count,) = conn.execute("select count(*) from vectors").fetchone()
+    finally:
+        m.close()
+    assert count == 2

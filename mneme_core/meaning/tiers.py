@@ -57,6 +57,12 @@ class Placed:
         return self.index.similar(conn, self.embedder_id, subject_id, self.vector, self.floor, shelf)
 
 
+def _with_top(conn: Any, texts_of: Callable[..., Any], ids: list[int], table: str) -> tuple[Any, int]:
+    """`texts_of(conn, ids)` and the highest id of `table`, in one snapshot."""
+    (top,) = conn.execute(f"select coalesce(max(id), 0) from {table}").fetchone()
+    return texts_of(conn, ids), top
+
+
 class Meaning:
     """The meaning tiers of one `Mneme`: its embedder, the vectors it keeps, and the background writer."""
 
@@ -161,15 +167,18 @@ class Meaning:
                     if not batch:
                         break
                     try:
-                        done += self._embed(batch, shelf)
+                        written, later = self._embed(batch, shelf)
                     except EmbeddingError:
                         self._failed("wrong")
                         raise
                     except Exception:
                         self._failed("failed")
                         raise
+                    done += written
                     with self._lock:
-                        pending.difference_update(batch)
+                        pending.difference_update(set(batch) - set(later))
+                    if later:
+                        break  # their writes are not committed yet: a later round takes them
             self._refine_floor()
         return done
 
@@ -198,11 +207,16 @@ class Meaning:
                 after = ids[-1]
         self._caught_up = True
 
-    def _embed(self, batch: list[int], shelf: Shelf = NOTES) -> int:
+    def _embed(self, batch: list[int], shelf: Shelf = NOTES) -> tuple[int, list[int]]:
+        """Embed and store a batch; returns how many were written, and the ids above the highest this
+        read could see: `spot` names them inside the write that made them, so the thread may read before
+        that write commits (ids grow in commit order, so those are exactly the ones not there yet)."""
         texts_of = store_vectors.texts_of if shelf is NOTES else store_vectors.line_texts_of
-        rows = self.store.read(texts_of, batch)
+        table = "notes" if shelf is NOTES else "lines"
+        rows, top = self.store.read(_with_top, texts_of, batch, table)
+        later = [item for item in batch if item > top]
         if not rows:
-            return 0
+            return 0, later
         vectors = self.embedder.embed_sync([text for _id, _sid, text in rows], self.loop)
         blobs = [
             (note_id, sid, vector.astype("<f4").tobytes())
@@ -212,7 +226,7 @@ class Meaning:
             store_vectors.store_vectors, self.name, blobs, int(vectors.shape[1]), self.clock(), shelf
         )
         self.counts["embedded"] += written
-        return written
+        return written, later
 
     def _measure_bundled(self) -> None:
         vectors = self.embedder.embed_sync(calibrate.texts(), self.loop)

@@ -181,8 +181,12 @@ class PostgresStore(Transactions, Closing):
         conn.committing = True
         try:
             conn.execute("commit")
-        finally:
-            conn.committing = False
+        except BaseException:
+            # Lost while committing, the flag stays up for `_attempts` to see (the outcome is unknown: the
+            # transaction is not run again); a commit the server refused on a live connection is known.
+            conn.committing = conn.broken
+            raise
+        conn.committing = False
 
     def _rollback(self, conn: Connection) -> None:
         if not conn.broken and conn.in_transaction:
