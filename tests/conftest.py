@@ -86,7 +86,7 @@ BOTH_BACKENDS = {
 }
 
 
-VECTOR_BACKENDS = {"test_meaning.py", "test_centroids.py", "test_vectors_backends.py"}
+VECTOR_BACKENDS = {"test_meaning.py", "test_centroids.py", "test_vectors_backends.py", "test_move_carries.py"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
