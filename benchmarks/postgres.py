@@ -339,12 +339,15 @@ def main() -> None:
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--json", default=None)
     parser.add_argument("--vectors", action="store_true", help="vector recall only (3.), on three backends")
+    parser.add_argument("--index", action="store_true", help="the exact pgvector search beside an HNSW index")
     parser.add_argument(
         "--pgvector-url", help="a PostgreSQL server with pgvector (default: the pgserver wheel's)"
     )
     args = parser.parse_args()
     if args.vectors:
         return vectors_main(args)
+    if args.index:
+        return index_main(args)
 
     folder = None
     base = args.url
@@ -384,6 +387,93 @@ def main() -> None:
     print(tables(found, args))
     if args.json:
         Path(args.json).write_text(json.dumps(found, indent=1))
+
+
+def _fill(conn, matrix) -> tuple[int, int]:
+    (sid,) = conn.execute(
+        "insert into subjects(space, subject) values ('bench', 'p') returning id"
+    ).fetchone()
+    (eid,) = conn.execute(
+        "insert into embedders(name, dimensions, created_at) values ('r', ?, 0) returning id", (DIMS,)
+    ).fetchone()
+    with conn.raw.cursor().copy("copy vectors (note_id, embedder_id, subject_id, vector) from stdin") as copy:
+        for i, row in enumerate(matrix):
+            copy.write_row((i + 1, eid, sid, as_text(row.tobytes())))
+    return sid, eid
+
+
+def _raw(conn, sql: str, params: tuple = ()) -> list:
+    cursor = conn.raw.execute(sql, params)
+    return cursor.fetchall() if cursor.description else []
+
+
+def index_main(args: argparse.Namespace) -> None:
+    """Would an approximate index pay? One person's N vectors on the pgvector server: the exact search
+    recall runs (every centred similarity, `ServerVectors.similar`) beside an HNSW index's 10 nearest by
+    plain cosine (its build time, query time, and how many of the exact search's 10 best it finds)."""
+    import numpy as np
+    import pgserver
+
+    from mneme_core.store import open_store
+
+    started = []
+    pgv = args.pgvector_url
+    if pgv is None:
+        pgv, folder = pgserver.start(pgserver.BUNDLED)
+        started.append(folder)
+    rng = np.random.default_rng(1)
+    print(
+        "| vectors | exact scan median / p95 ms | HNSW build | HNSW 10 nearest median / p95 ms "
+        "| found of the 10 best |"
+    )
+    print("|---|---|---|---|---|")
+    try:
+        for n in (int(s) for s in args.sizes.split(",") if s):
+            store = open_store(new_schema(pgv))
+            matrix = rng.normal(size=(n, DIMS)).astype(np.float32)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            sid, eid = store.write(_fill, matrix)
+            store.write(_raw, "analyze vectors")
+            index = store.vector_index(DIMS)
+            schema = index.kept.schema
+            queries = rng.normal(size=(args.queries, DIMS)).astype(np.float32)
+            queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+            exact, best = [], []
+            for q in queries:
+                t = time.perf_counter()
+                ids, sims, _floor = store.read(index.similar, eid, sid, q, 0.1)
+                exact.append(time.perf_counter() - t)
+                best.append(set(ids[np.argsort(-sims)[:10]].tolist()))
+            typed = f"{schema}.vector({DIMS})"
+            t = time.perf_counter()
+            store.write(
+                _raw,
+                f"create index vectors_hnsw on vectors using hnsw "
+                f"((vector::{typed}) {schema}.vector_cosine_ops)",
+            )
+            built = time.perf_counter() - t
+            sql = (
+                f"select note_id from vectors where embedder_id = %s and subject_id = %s "
+                f"order by vector::{typed} {index.kept.op('<=>')} %s::{typed} limit 10"
+            )
+            near, found = [], 0
+            for q, want in zip(queries, best, strict=True):
+                literal = "[" + ",".join(repr(float(x)) for x in q) + "]"
+                t = time.perf_counter()
+                got = store.read(_raw, sql, (eid, sid, literal))
+                near.append(time.perf_counter() - t)
+                found += len(want & {r[0] for r in got})
+            store.close()
+            e, h = ms_stats(exact), ms_stats(near)
+            print(
+                f"| {n:,} | {e[0]:.1f} / {e[1]:.1f} | {built:.1f} s | {h[0]:.2f} / {h[1]:.2f} "
+                f"| {found / (10 * len(queries)):.2f} |",
+                flush=True,
+            )
+    finally:
+        drop_schemas(pgv)
+        for folder in started:
+            pgserver.stop(folder)
 
 
 def vectors_main(args: argparse.Namespace) -> None:

@@ -18,15 +18,23 @@ bytes on every backend.
 Search (`ServerVectors`): the same scores as the file's, worked out by the server. A person with
 `CENTER_MIN` vectors or more is searched with their mean direction taken out: the mean is pgvector's
 `avg`, the floor measured on the same sample of rows the file's search takes (every `n // 300`th by id), and
-each similarity `1 - ((v - mean) <=> (q - mean))`, the cosine of the centred vectors, as the file's
-`centered @ q`. Fewer vectors: the plain inner product (`<#>`; vectors are unit length). The mean and floor
+each similarity the cosine of the centred vectors, as the file's `centered @ q`, from three inner products
+(`<#>`) a row. Fewer vectors: the plain inner product (`<#>`; vectors are unit length). The mean and floor
 are kept per person and worked out again only when the person's vectors changed (`vector_sets.changes`,
 one indexed row). Every similarity comes back, packed into one `bytea` (not one row each), because recall
 needs them all: its floor is raised to the mean plus z standard deviations of the person's similarities
 (`memory.recall.nearest`). That is also why no HNSW or IVFFlat index is made: an approximate index gives a
-few nearest rows by plain cosine, not every row's centred similarity, and its results would differ from
-the file's (benchmarks/postgres.py measures the exact scan: 100,000 vectors of one person in a few tens
-of ms).
+few nearest rows by plain cosine, not every row's centred similarity, so its results differ from the file's
+(`benchmarks/postgres.py --index`, 10,000 vectors of one person on the loaded 2-core machine: an HNSW
+index took 12.5 s to build, gave its 10 nearest in 30 ms against 106 ms for the exact scan, and found 34%
+of the exact search's 10 best).
+
+What it costs (`benchmarks/postgres.py --vectors`, same machine, load 6-16): the server's scan is linear,
+so a recall over 100,000 vectors of one person takes about 1 s on pgvector against 0.12 s on a file's
+matrix in memory; at 10,000 they are alike (72 ms / 64 ms median). What pgvector saves is the process's own
+memory and time: nothing of the person's vectors is read into it (the first recall after open 3.4 s against
+11 s at 100,000; 23 ms of this process's CPU a recall against 39 ms). The arrays path stays the faster
+choice for one very large person; pgvector the lighter one for many processes and many people.
 """
 
 from __future__ import annotations
@@ -285,26 +293,36 @@ class ServerVectors:
         np = numpy()
         person = self._person(conn, eid, sid, shelf)
         q = np.asarray(query, dtype=np.float32)
+        ip = self.kept.op("<#>")  # the negative inner product
         if person.mean is None:
-            sim = f"-(vector {self.kept.op('<#>')} %s)"
-            args: tuple[Any, ...] = (Floats(q.astype("<f4").tobytes()),)
+            sim = f"-(vector {ip} %(q)s)"
+            args: dict[str, Any] = {"q": Floats(q.astype("<f4").tobytes())}
         else:
             q = q - person.mean
             q = q / (np.linalg.norm(q) or 1.0)
-            # A vector equal to the mean has no direction: the file's search gives it 0, pgvector NaN.
+            # cos(v - m, q') = (v.q' - m.q') / |v - m|, with |v - m|^2 = v.v - 2 v.m + m.m: three inner
+            # products a row, no vector made per row (40% less time than `(v - m) <=> q'`, and the same
+            # scores to 1e-7). A vector equal to the mean has no direction: 0, as the file's search gives.
             sim = (
-                f"coalesce(nullif(1 - ((vector {self.kept.op('-')} %s) {self.kept.op('<=>')} %s), "
-                "'NaN'::float8), 0)"
+                f"coalesce((-(vector {ip} %(q)s) - %(mq)s) / nullif(sqrt(greatest(0, -(vector {ip} vector) "
+                f"+ 2 * (vector {ip} %(m)s) + %(mm)s)), 0), 0)"
             )
-            args = (Floats(person.mean.astype("<f4").tobytes()), Floats(q.astype("<f4").tobytes()))
+            args = {
+                "q": Floats(q.astype("<f4").tobytes()),
+                "m": Floats(person.mean.astype("<f4").tobytes()),
+                "mq": float(person.mean @ q),
+                "mm": float(person.mean @ person.mean),
+            }
+        # Both aggregates see the rows in the same order; the ids are sorted here (no sort on the server).
         ids, sims = conn.raw.execute(
-            f"select string_agg(int8send({shelf.item}), '' order by {shelf.item}), "
-            f"string_agg(float4send(({sim})::real), '' order by {shelf.item}) "
-            f"from {shelf.vectors} where embedder_id = %s and subject_id = %s",
-            (*args, eid, sid),
+            f"select string_agg(int8send({shelf.item}), ''), string_agg(float4send(({sim})::real), '') "
+            f"from {shelf.vectors} where embedder_id = %(eid)s and subject_id = %(sid)s",
+            {**args, "eid": eid, "sid": sid},
         ).fetchone()
         if ids is None:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32), floor
         found = np.frombuffer(bytes(ids), dtype=">i8").astype(np.int64)
-        sims_ = np.frombuffer(bytes(sims), dtype=">f4").astype(np.float32)
+        order = np.argsort(found, kind="stable")
+        found = found[order]
+        sims_ = np.frombuffer(bytes(sims), dtype=">f4").astype(np.float32)[order]
         return (found, sims_, floor) if person.mean is None else (found, sims_, person.floor)
