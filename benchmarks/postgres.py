@@ -328,6 +328,10 @@ def writers_on(location: str, procs: int, tasks: int, seconds: float) -> dict:
 # -- the run ------------------------------------------------------------------------------------------------
 
 
+def sizes(args: argparse.Namespace) -> list[int]:
+    return [int(s) for s in args.sizes.split(",") if s]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a PostgreSQL server to use (default: start one for the run)")
@@ -360,7 +364,7 @@ def main() -> None:
     queries = make_queries("en", args.queries, seed=1)
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
-            for n in (int(s) for s in args.sizes.split(",") if s):
+            for n in sizes(args):
                 file = str(Path(work) / f"{n}.db")
                 print(f"· recall, sqlite, {n:,} notes …", file=sys.stderr, flush=True)
                 row = {"sqlite": recall_on(file, n, queries, now)}
@@ -428,7 +432,7 @@ def index_main(args: argparse.Namespace) -> None:
     )
     print("|---|---|---|---|---|")
     try:
-        for n in (int(s) for s in args.sizes.split(",") if s):
+        for n in sizes(args):
             store = open_store(new_schema(pgv))
             matrix = rng.normal(size=(n, DIMS)).astype(np.float32)
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -492,7 +496,7 @@ def vectors_main(args: argparse.Namespace) -> None:
     queries = make_queries("en", args.queries, seed=1)
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
-            for n in (int(s) for s in args.sizes.split(",") if s):
+            for n in sizes(args):
                 file = str(Path(work) / f"{n}.db")
                 print(f"· vectors, {n:,} notes: the file, embedded …", file=sys.stderr, flush=True)
                 with __import__("mneme_core").Mneme(

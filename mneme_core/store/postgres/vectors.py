@@ -41,13 +41,12 @@ from __future__ import annotations
 
 import re
 import struct
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ...meaning.embeddings import numpy
-from ...meaning.vectors import CENTER_MIN, FLOOR_SAMPLE, NOTES, Shelf, centred_floor
+from ...meaning.vectors import CENTER_MIN, FLOOR_SAMPLE, NOTES, PerPerson, Shelf, centred_floor
 
 ARRAYS, PGVECTOR = "arrays", "pgvector"
 
@@ -238,30 +237,16 @@ class _Person:
     floor: float | None = None
 
 
-class ServerVectors:
+class ServerVectors(PerPerson):
     """A person's vectors searched by the server (see the module docstring); the same answers as
     `meaning.vectors.VectorIndex`, which keeps them in memory."""
 
     def __init__(self, dimensions: int, kept: Kept) -> None:
-        self.dimensions = dimensions
+        super().__init__(dimensions)
         self.kept = kept
-        self._cache: dict[tuple[str, int, int], _Person] = {}
-        self._lock = threading.Lock()
-        self.loaded = 0  # vectors read into this process (the mean and the floor's sample)
-
-    def drop(self, sid: int) -> None:
-        with self._lock:
-            for key in [key for key in self._cache if key[2] == sid]:
-                del self._cache[key]
 
     def _person(self, conn: Any, eid: int, sid: int, shelf: Shelf) -> _Person:
-        row = conn.raw.execute(
-            f"select changes from {shelf.sets} where embedder_id = %s and subject_id = %s", (eid, sid)
-        ).fetchone()
-        changes = row[0] if row else 0
-        key = (shelf.vectors, eid, sid)
-        with self._lock:
-            held = self._cache.get(key)
+        changes, held = self.held(conn, eid, sid, shelf)
         if held is not None and held.changes == changes:
             return held
         np = numpy()
@@ -281,9 +266,7 @@ class ServerVectors:
             sample = np.stack([np.frombuffer(blob, dtype="<f4") for (blob,) in rows])
             made.floor = centred_floor(sample, made.mean)
             self.loaded += 1 + len(rows)
-        with self._lock:
-            self._cache[key] = made
-        return made
+        return self.keep(eid, sid, shelf, made)
 
     def similar(
         self, conn: Any, eid: int, sid: int, query: Any, floor: float, shelf: Shelf = NOTES
