@@ -29,12 +29,13 @@ few nearest rows by plain cosine, not every row's centred similarity, so its res
 index took 12.5 s to build, gave its 10 nearest in 30 ms against 106 ms for the exact scan, and found 34%
 of the exact search's 10 best).
 
-What it costs (`benchmarks/postgres.py --vectors`, same machine, load 6-16): the server's scan is linear,
-so a recall over 100,000 vectors of one person takes about 1 s on pgvector against 0.12 s on a file's
-matrix in memory; at 10,000 they are alike (72 ms / 64 ms median). What pgvector saves is the process's own
-memory and time: nothing of the person's vectors is read into it (the first recall after open 3.4 s against
-11 s at 100,000; 23 ms of this process's CPU a recall against 39 ms). The arrays path stays the faster
-choice for one very large person; pgvector the lighter one for many processes and many people.
+What it costs (`benchmarks/postgres.py --vectors`, same machine, load 7-12, recall's whole time): the
+server's scan is linear, so a recall over 100,000 vectors of one person takes 193 ms median on pgvector
+against 73 ms on a file's matrix in memory and 129 ms on the arrays path; at 10,000, 74 / 53 / 85 ms. What
+pgvector saves is this process's memory and time: none of the person's vectors is read into it (the first
+recall after open 1.5 s against 6.0 s on the file at 100,000; 20 ms of this process's CPU a recall against
+31 ms). The matrix in memory stays the faster choice for one very large person; pgvector the lighter one
+for many processes and many people.
 """
 
 from __future__ import annotations
