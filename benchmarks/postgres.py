@@ -11,6 +11,12 @@
    latency, lost writes (acknowledged notes missing afterwards: must be 0), and leaks (a recall that showed
    another person's note: must be 0).
 
+3. Vector recall (`--vectors`): the same person's notes with a vector each (256 dimensions from a fixed
+   hash embedder, no model: the search is measured, not a model), recalled on the SQLite file (a matrix in
+   memory), on PostgreSQL keeping arrays (the same matrix, read from the server once) and on PostgreSQL
+   with pgvector (the server computes every similarity at each recall: `store.postgres.vectors`). The
+   pgvector server is the pgserver wheel's PostgreSQL 16 (`--pgvector-url` to use another).
+
 A PostgreSQL server is needed: `--url postgresql://...`, or one is started for the run as the tests do
 (`tests/pgserver.py`: Debian's PostgreSQL 15, fsync off, on loopback) and stopped at the end. The machine is
 whatever runs it: quote medians and ratios, and say how loaded it was.
@@ -26,8 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The benchmarks are imported as a package from the checkout's root (as the tests do).
-sys.path[:0] = [str(ROOT)]
-sys.path.append(str(ROOT / "tests"))  # pgserver, the tests' throwaway server
+# tests/pgserver.py, the tests' throwaway server, ahead of the installed pgserver wheel of the same name.
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -101,6 +107,59 @@ def recall_on(location: str, n: int, queries: list[str], now: float, copy_of: st
     return {"notes": added, "fill_s": filled, "median_ms": median, "p95_ms": p95}
 
 
+DIMS = 256
+
+
+def hashed(texts: list[str]) -> list[list[float]]:
+    """A fixed embedder: each text's vector drawn from its hash (the search's cost, not a model's)."""
+    import hashlib
+
+    import numpy as np
+
+    out = []
+    for text in texts:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        out.append(np.random.default_rng(seed).normal(size=DIMS).tolist())
+    return out
+
+
+def embedded(location: str, n: int, now: float) -> int:
+    """The file's notes given their vectors (with the embedder's floor stated: nothing measured)."""
+    from mneme_core import Mneme
+    from mneme_core.meaning import Embeddings
+
+    embed = Embeddings(hashed, name="hashed", floor=0.1, batch=2000)
+    with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now, embed=embed) as m:
+        return m.embed_pending()
+
+
+def vector_recall_on(location: str, queries: list[str], now: float) -> dict:
+    from mneme_core import Mneme
+    from mneme_core.meaning import Embeddings
+
+    embed = Embeddings(hashed, name="hashed", floor=0.1)
+    with Mneme(location, space=SPACE, max_notes=200_000, clock=lambda: now, embed=embed) as m:
+        t = time.perf_counter()
+        first = m.recall(SUBJECT, queries[0], log=False)
+        opened = time.perf_counter() - t
+        assert first.tier == "embeddings", first.tier
+        times, cpu = [], []
+        for q in queries:
+            t, c = time.perf_counter(), time.process_time()
+            m.recall(SUBJECT, q, log=False)
+            times.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
+        path = getattr(getattr(m.store, "kept", None), "path", "arrays")
+    median, p95 = ms_stats(times)
+    return {
+        "median_ms": median,
+        "p95_ms": p95,
+        "cpu_ms": ms_stats(cpu)[0],
+        "first_ms": opened * 1000,
+        "path": path,
+    }
+
+
 def copied(source: str, target: str) -> int:
     """Every row of the SQLite file `source` copied into the new PostgreSQL schema `target` (migrated
     first): the same notes and the same term index, by COPY, with the triggers off (the rows are copied as
@@ -139,8 +198,18 @@ def copied(source: str, target: str) -> int:
                     continue
                 dst.execute(f"delete from {table}")
                 names = ", ".join(cols)
+                kinds = dict(
+                    dst.execute(
+                        "select column_name, udt_name from information_schema.columns where table_schema = "
+                        "current_schema() and table_name = %s",
+                        (table,),
+                    ).fetchall()
+                )
+                at = cols.index("vector") if kinds.get("vector") == "vector" else None
                 with dst.cursor().copy(f"copy {table} ({names}) from stdin") as copy:
                     for row in src.execute(f"select {names} from {table}"):
+                        if at is not None:  # pgvector's column takes its text form
+                            row = (*row[:at], as_text(row[at]), *row[at + 1 :])
                         copy.write_row(row)
                 found = (
                     dst.execute("select pg_get_serial_sequence(%s, 'id')", (table,)) if "id" in cols else None
@@ -157,6 +226,12 @@ def copied(source: str, target: str) -> int:
     finally:
         src.close()
     return count
+
+
+def as_text(blob: bytes) -> str:
+    import numpy as np
+
+    return "[" + ",".join(repr(float(x)) for x in np.frombuffer(blob, dtype="<f4")) + "]"
 
 
 def reference_recall(n: int, queries: int, workdir: str, now: float) -> dict | None:
@@ -253,6 +328,10 @@ def writers_on(location: str, procs: int, tasks: int, seconds: float) -> dict:
 # -- the run ------------------------------------------------------------------------------------------------
 
 
+def sizes(args: argparse.Namespace) -> list[int]:
+    return [int(s) for s in args.sizes.split(",") if s]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a PostgreSQL server to use (default: start one for the run)")
@@ -263,7 +342,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--vectors", action="store_true", help="vector recall only (3.), on three backends")
+    parser.add_argument("--index", action="store_true", help="the exact pgvector search beside an HNSW index")
+    parser.add_argument(
+        "--pgvector-url", help="a PostgreSQL server with pgvector (default: the pgserver wheel's)"
+    )
     args = parser.parse_args()
+    if args.vectors:
+        return vectors_main(args)
+    if args.index:
+        return index_main(args)
 
     folder = None
     base = args.url
@@ -276,7 +364,7 @@ def main() -> None:
     queries = make_queries("en", args.queries, seed=1)
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
-            for n in (int(s) for s in args.sizes.split(",") if s):
+            for n in sizes(args):
                 file = str(Path(work) / f"{n}.db")
                 print(f"· recall, sqlite, {n:,} notes …", file=sys.stderr, flush=True)
                 row = {"sqlite": recall_on(file, n, queries, now)}
@@ -301,6 +389,154 @@ def main() -> None:
             pgserver.stop(folder)
     found["load_after"] = os.getloadavg()
     print(tables(found, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(found, indent=1))
+
+
+def _fill(conn, matrix) -> tuple[int, int]:
+    (sid,) = conn.execute(
+        "insert into subjects(space, subject) values ('bench', 'p') returning id"
+    ).fetchone()
+    (eid,) = conn.execute(
+        "insert into embedders(name, dimensions, created_at) values ('r', ?, 0) returning id", (DIMS,)
+    ).fetchone()
+    with conn.raw.cursor().copy("copy vectors (note_id, embedder_id, subject_id, vector) from stdin") as copy:
+        for i, row in enumerate(matrix):
+            copy.write_row((i + 1, eid, sid, as_text(row.tobytes())))
+    return sid, eid
+
+
+def _raw(conn, sql: str, params: tuple = ()) -> list:
+    cursor = conn.raw.execute(sql, params)
+    return cursor.fetchall() if cursor.description else []
+
+
+def index_main(args: argparse.Namespace) -> None:
+    """Would an approximate index pay? One person's N vectors on the pgvector server: the exact search
+    recall runs (every centred similarity, `ServerVectors.similar`) beside an HNSW index's 10 nearest by
+    plain cosine (its build time, query time, and how many of the exact search's 10 best it finds)."""
+    import numpy as np
+    import pgserver
+
+    from mneme_core.store import open_store
+
+    started = []
+    pgv = args.pgvector_url
+    if pgv is None:
+        pgv, folder = pgserver.start(pgserver.BUNDLED)
+        started.append(folder)
+    rng = np.random.default_rng(1)
+    print(
+        "| vectors | exact scan median / p95 ms | HNSW build | HNSW 10 nearest median / p95 ms "
+        "| found of the 10 best |"
+    )
+    print("|---|---|---|---|---|")
+    try:
+        for n in sizes(args):
+            store = open_store(new_schema(pgv))
+            matrix = rng.normal(size=(n, DIMS)).astype(np.float32)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            sid, eid = store.write(_fill, matrix)
+            store.write(_raw, "analyze vectors")
+            index = store.vector_index(DIMS)
+            schema = index.kept.schema
+            queries = rng.normal(size=(args.queries, DIMS)).astype(np.float32)
+            queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+            exact, best = [], []
+            for q in queries:
+                t = time.perf_counter()
+                ids, sims, _floor = store.read(index.similar, eid, sid, q, 0.1)
+                exact.append(time.perf_counter() - t)
+                best.append(set(ids[np.argsort(-sims)[:10]].tolist()))
+            typed = f"{schema}.vector({DIMS})"
+            t = time.perf_counter()
+            store.write(
+                _raw,
+                f"create index vectors_hnsw on vectors using hnsw "
+                f"((vector::{typed}) {schema}.vector_cosine_ops)",
+            )
+            built = time.perf_counter() - t
+            sql = (
+                f"select note_id from vectors where embedder_id = %s and subject_id = %s "
+                f"order by vector::{typed} {index.kept.op('<=>')} %s::{typed} limit 10"
+            )
+            near, found = [], 0
+            for q, want in zip(queries, best, strict=True):
+                literal = "[" + ",".join(repr(float(x)) for x in q) + "]"
+                t = time.perf_counter()
+                got = store.read(_raw, sql, (eid, sid, literal))
+                near.append(time.perf_counter() - t)
+                found += len(want & {r[0] for r in got})
+            store.close()
+            e, h = ms_stats(exact), ms_stats(near)
+            print(
+                f"| {n:,} | {e[0]:.1f} / {e[1]:.1f} | {built:.1f} s | {h[0]:.2f} / {h[1]:.2f} "
+                f"| {found / (10 * len(queries)):.2f} |",
+                flush=True,
+            )
+    finally:
+        drop_schemas(pgv)
+        for folder in started:
+            pgserver.stop(folder)
+
+
+def vectors_main(args: argparse.Namespace) -> None:
+    import pgserver
+
+    started = []
+    base, pgv = args.url, args.pgvector_url
+    if base is None:
+        base, folder = pgserver.start()
+        started.append(folder)
+    if pgv is None:
+        pgv, folder = pgserver.start(pgserver.BUNDLED)
+        started.append(folder)
+    found: dict = {"load_before": os.getloadavg(), "vectors": {}}
+    now = time.time()
+    queries = make_queries("en", args.queries, seed=1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
+            for n in sizes(args):
+                file = str(Path(work) / f"{n}.db")
+                print(f"· vectors, {n:,} notes: the file, embedded …", file=sys.stderr, flush=True)
+                with __import__("mneme_core").Mneme(
+                    file, space=SPACE, max_notes=200_000, clock=lambda: now
+                ) as m:
+                    m.import_data(export_of(n, now))
+                t = time.perf_counter()
+                made = embedded(file, n, now)
+                row: dict = {"embedded": made, "embed_s": time.perf_counter() - t}
+                row["sqlite"] = vector_recall_on(file, queries, now)
+                for name, server in (("arrays", base), ("pgvector", pgv)):
+                    print(f"· vectors, {n:,} notes: PostgreSQL {name} …", file=sys.stderr, flush=True)
+                    target = new_schema(server)
+                    t = time.perf_counter()
+                    copied(file, target)
+                    row[f"{name}_copy_s"] = time.perf_counter() - t
+                    row[name] = vector_recall_on(target, queries, now)
+                found["vectors"][n] = row
+    finally:
+        for server in {base, pgv}:
+            drop_schemas(server)
+        for folder in started:
+            pgserver.stop(folder)
+    found["load_after"] = os.getloadavg()
+    out = [
+        f"load average {found['load_before'][0]:.1f} before, {found['load_after'][0]:.1f} after "
+        f"({os.cpu_count()} cores); {args.queries} queries, {DIMS} dimensions, one person",
+        "",
+        "| notes | SQLite median / p95 ms | PG arrays median / p95 ms | PG pgvector median / p95 ms "
+        "| CPU ms a recall (SQLite / arrays / pgvector, this process) | first recall ms (S / a / v) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n, row in found["vectors"].items():
+        s, a, v = row["sqlite"], row["arrays"], row["pgvector"]
+        out.append(
+            f"| {n:,} | {s['median_ms']:.2f} / {s['p95_ms']:.2f} | {a['median_ms']:.2f} / {a['p95_ms']:.2f} "
+            f"| {v['median_ms']:.2f} / {v['p95_ms']:.2f} | {s['cpu_ms']:.2f} / {a['cpu_ms']:.2f} / "
+            f"{v['cpu_ms']:.2f} | {s['first_ms']:.0f} / {a['first_ms']:.0f} / {v['first_ms']:.0f} |"
+        )
+    print("\n".join(out))
     if args.json:
         Path(args.json).write_text(json.dumps(found, indent=1))
 

@@ -7,6 +7,12 @@ one). Without that variable the tests start a server of their own (`pgserver`) w
 are installed, and stop it at the end; with neither, the PostgreSQL half is skipped, saying why. A test
 about SQLite's file itself is marked `sqlite_only`. Only those files run twice: the rest of the suite does
 not depend on the backend, and the whole suite stays within minutes.
+
+The files in `VECTOR_BACKENDS` (the meaning tier's) run a third time, on a PostgreSQL server with pgvector
+(`backend` "pgvector"): `MNEME_TEST_PGVECTOR`, else one the tests start from the pgserver wheel's programs
+(`pgserver.start(pgserver.BUNDLED)`, the `test` extra installs it on Linux x86_64), with the extension made
+in its `public` schema, where every test's schema finds it. The plain server stays the arrays path: Debian's
+PostgreSQL has no pgvector.
 """
 
 from __future__ import annotations
@@ -80,6 +86,9 @@ BOTH_BACKENDS = {
 }
 
 
+VECTOR_BACKENDS = {"test_meaning.py", "test_centroids.py", "test_vectors_backends.py", "test_move_carries.py"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: a test of the SQLite file itself, not of behaviour")
 
@@ -87,48 +96,75 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" not in metafunc.fixturenames:
         return
-    both = metafunc.definition.path.name in BOTH_BACKENDS
+    name = metafunc.definition.path.name
+    both = name in BOTH_BACKENDS or name in VECTOR_BACKENDS
     if both and metafunc.definition.get_closest_marker("sqlite_only") is None:
-        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+        three = ["pgvector"] if name in VECTOR_BACKENDS else []
+        metafunc.parametrize("backend", ["sqlite", "postgresql", *three], indirect=True)
     else:
         metafunc.parametrize("backend", ["sqlite"], indirect=True)
 
 
-_SERVER: dict[str, str | None] = {}
+_SERVERS: dict[str, dict[str, str | None]] = {"postgresql": {}, "pgvector": {}}
+
+
+def _started(kind: str) -> str | None:
+    """A server started here for `kind`, or None with the reason in `_SERVERS[kind]["why"]`."""
+    server = _SERVERS[kind]
+    try:
+        import psycopg
+    except ImportError:
+        server["why"] = "psycopg is not installed (pip install -e '.[test]')"
+        return None
+    if kind == "pgvector" and pgserver.bundled() is None:
+        server["why"] = "no MNEME_TEST_PGVECTOR and no pgserver wheel here (pip install -e '.[test]')"
+        return None
+    if kind == "postgresql" and pgserver.bindir() is None:
+        server["why"] = "no MNEME_TEST_POSTGRES and no PostgreSQL programs (initdb) here"
+        return None
+    try:
+        url, server["folder"] = pgserver.start(pgserver.BUNDLED if kind == "pgvector" else None)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+        server["why"] = f"a PostgreSQL server could not be started here: {err}"
+        return None
+    if kind == "pgvector":
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("create extension if not exists vector schema public")
+    return url
+
+
+def _url(kind: str) -> str | None:
+    server = _SERVERS[kind]
+    if "url" not in server:
+        given = os.environ.get("MNEME_TEST_POSTGRES" if kind == "postgresql" else "MNEME_TEST_PGVECTOR")
+        server["url"] = given or _started(kind)
+    return server["url"]
 
 
 def postgres_url() -> str | None:
     """The test server's URL: `MNEME_TEST_POSTGRES`, else one started here (once; `pgserver`), else None
-    (`_SERVER["why"]` says why)."""
-    if "url" not in _SERVER:
-        url = os.environ.get("MNEME_TEST_POSTGRES") or None
-        if url is None:
-            try:
-                import psycopg  # noqa: F401
-            except ImportError:
-                _SERVER["why"] = "psycopg is not installed (pip install -e '.[test]')"
-            else:
-                if pgserver.bindir() is None:
-                    _SERVER["why"] = "no MNEME_TEST_POSTGRES and no PostgreSQL programs (initdb) here"
-                else:
-                    try:
-                        url, _SERVER["folder"] = pgserver.start()
-                    except (OSError, RuntimeError, subprocess.SubprocessError) as err:
-                        _SERVER["why"] = f"a PostgreSQL server could not be started here: {err}"
-        _SERVER["url"] = url
-    return _SERVER["url"]
+    (`_SERVERS["postgresql"]["why"]` says why)."""
+    return _url("postgresql")
+
+
+def pgvector_url() -> str | None:
+    """The URL of the test server with pgvector: `MNEME_TEST_PGVECTOR`, else one started here from the
+    pgserver wheel (once), else None."""
+    return _url("pgvector")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    folder = _SERVER.pop("folder", None)
-    if folder:
-        pgserver.stop(folder)
+    for server in _SERVERS.values():
+        folder = server.pop("folder", None)
+        if folder:
+            pgserver.stop(folder)
 
 
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
-    if request.param == "postgresql" and postgres_url() is None:
-        pytest.skip(f"no PostgreSQL server to test on: {_SERVER.get('why')} (.ci/run starts one)")
+    if request.param != "sqlite" and _url(request.param) is None:
+        why = _SERVERS[request.param].get("why")
+        pytest.skip(f"no {request.param} server to test on: {why} (.ci/run starts one)")
     return request.param
 
 
@@ -161,7 +197,7 @@ def locate(tmp_path: Path, backend: str) -> Iterator[Callable[[str], Path | str]
             if backend == "sqlite":
                 made[name] = tmp_path / name
             else:
-                schemas.append(postgres_schema())
+                schemas.append(postgres_schema(_url(backend)))
                 made[name] = next(schemas[-1])
         return made[name]
 
@@ -196,8 +232,9 @@ def raw_connection(location: Path | str) -> Iterator[Any]:
     (PostgreSQL's through `store.postgres.connection`), committed and closed at the end."""
     if is_postgres(location):
         from mneme_core.store.postgres.connection import opened
+        from mneme_core.store.postgres.vectors import adapted
 
-        conn = opened(location, "test", 10.0, "on")
+        conn = adapted(opened(location, "test", 10.0, "on"))
     else:
         conn = sqlite3.connect(location)
     try:

@@ -9,6 +9,12 @@ runs as that user (`runuser`). The socket is the server's only door (no TCP port
 machine could take over) and it asks for the password (scram), so a test can try wrong credentials.
 Durability is off (`fsync=off`): a test server that crashes is thrown away anyway. Standard library only:
 `.ci/run` calls it before any virtual environment exists.
+
+`start(BUNDLED)` starts a second kind: the PostgreSQL 16 with pgvector that PyPI's `pgserver` wheel
+carries (the `test` extra installs it on Linux x86_64), for the tests of the pgvector path. Its programs are
+copied into the server's folder first: the `postgres` user may not read a virtual environment under /root
+or a CI clone, and the copy keeps the wheel's layout (`pgserver/pginstall/bin` finds its libraries at
+`../../../pgserver.libs`).
 """
 
 from __future__ import annotations
@@ -36,16 +42,55 @@ def bindir() -> str | None:
     return os.path.dirname(on_path) if on_path else None
 
 
+BUNDLED = "bundled"  # start(BUNDLED): the pgserver wheel's PostgreSQL, with pgvector
+
+
+def bundled() -> str | None:
+    """The pgserver wheel's folder (site-packages), if it is installed and carries pgvector; found by its
+    metadata, never imported (this file is `pgserver` too, for the tests)."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("pgserver")
+    except metadata.PackageNotFoundError:
+        return None
+    root = str(dist.locate_file(""))
+    install = os.path.join(root, "pgserver", "pginstall")
+    vector = os.path.join(install, "lib", "postgresql", "vector.so")
+    return root if os.path.exists(os.path.join(install, "bin", "initdb")) and os.path.exists(vector) else None
+
+
+def _copied(root: str, folder: str) -> str:
+    """The wheel's server programs and libraries copied into `folder`; their bin folder."""
+    into = os.path.join(folder, "install")
+    shutil.copytree(os.path.join(root, "pgserver", "pginstall"), os.path.join(into, "pgserver", "pginstall"))
+    libs = os.path.join(root, "pgserver.libs")
+    if os.path.isdir(libs):
+        shutil.copytree(libs, os.path.join(into, "pgserver.libs"))
+    return os.path.join(into, "pgserver", "pginstall", "bin")
+
+
 def _as_server_user(args: list[str]) -> list[str]:
     return ["runuser", "-u", USER, "--", *args] if os.geteuid() == 0 else args
 
 
-def start() -> tuple[str, str]:
-    """Start a server; returns (its URL, its folder)."""
-    bin_ = bindir()
-    if bin_ is None:
-        raise RuntimeError("no PostgreSQL server programs here (initdb); set MNEME_PG_BIN to their folder")
+def start(kind: str | None = None) -> tuple[str, str]:
+    """Start a server (the installed one, or with `BUNDLED` the pgserver wheel's); returns (its URL, its
+    folder)."""
     folder = tempfile.mkdtemp(prefix="mneme-pg-")
+    if kind == BUNDLED:
+        root = bundled()
+        if root is None:
+            os.rmdir(folder)
+            raise RuntimeError("the pgserver wheel (PostgreSQL with pgvector) is not installed")
+        bin_: str | None = _copied(root, folder)
+    else:
+        bin_ = bindir()
+    if bin_ is None:
+        os.rmdir(folder)
+        raise RuntimeError("no PostgreSQL server programs here (initdb); set MNEME_PG_BIN to their folder")
+    with open(os.path.join(folder, "bin"), "w") as f:
+        f.write(bin_)
     if os.geteuid() == 0:
         shutil.chown(folder, USER, USER)
     os.chmod(folder, 0o700)
@@ -79,7 +124,11 @@ def start() -> tuple[str, str]:
 
 def stop(folder: str) -> None:
     """Stop the server in `folder` (at once: nothing in it is kept) and remove the folder."""
-    bin_ = bindir()
+    try:
+        with open(os.path.join(folder, "bin")) as f:
+            bin_: str | None = f.read()
+    except OSError:
+        bin_ = bindir()
     data = os.path.join(folder, "data")
     if bin_ and os.path.isdir(data):
         subprocess.run(
@@ -94,9 +143,9 @@ def stop(folder: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["start"]:
-        url, folder = start()
+        url, folder = start(BUNDLED if sys.argv[2:3] == [BUNDLED] else None)
         print(url, folder)
     elif len(sys.argv) == 3 and sys.argv[1] == "stop":
         stop(sys.argv[2])
     else:
-        sys.exit("usage: pgserver.py start | stop FOLDER")
+        sys.exit("usage: pgserver.py start [bundled] | stop FOLDER")

@@ -57,6 +57,12 @@ class Placed:
         return self.index.similar(conn, self.embedder_id, subject_id, self.vector, self.floor, shelf)
 
 
+def _with_top(conn: Any, texts_of: Callable[..., Any], ids: list[int], table: str) -> tuple[Any, int]:
+    """`texts_of(conn, ids)` and the highest id of `table`, in one snapshot."""
+    (top,) = conn.execute(f"select coalesce(max(id), 0) from {table}").fetchone()
+    return texts_of(conn, ids), top
+
+
 class Meaning:
     """The meaning tiers of one `Mneme`: its embedder, the vectors it keeps, and the background writer."""
 
@@ -161,15 +167,18 @@ class Meaning:
                     if not batch:
                         break
                     try:
-                        done += self._embed(batch, shelf)
+                        written, later = self._embed(batch, shelf)
                     except EmbeddingError:
                         self._failed("wrong")
                         raise
                     except Exception:
                         self._failed("failed")
                         raise
+                    done += written
                     with self._lock:
-                        pending.difference_update(batch)
+                        pending.difference_update(set(batch) - set(later))
+                    if later:
+                        break  # their writes are not committed yet: a later round takes them
             self._refine_floor()
         return done
 
@@ -198,11 +207,16 @@ class Meaning:
                 after = ids[-1]
         self._caught_up = True
 
-    def _embed(self, batch: list[int], shelf: Shelf = NOTES) -> int:
+    def _embed(self, batch: list[int], shelf: Shelf = NOTES) -> tuple[int, list[int]]:
+        """Embed and store a batch; returns how many were written, and the ids above the highest this
+        read could see: `spot` names them inside the write that made them, so the thread may read before
+        that write commits (ids grow in commit order, so those are exactly the ones not there yet)."""
         texts_of = store_vectors.texts_of if shelf is NOTES else store_vectors.line_texts_of
-        rows = self.store.read(texts_of, batch)
+        table = "notes" if shelf is NOTES else "lines"
+        rows, top = self.store.read(_with_top, texts_of, batch, table)
+        later = [item for item in batch if item > top]
         if not rows:
-            return 0
+            return 0, later
         vectors = self.embedder.embed_sync([text for _id, _sid, text in rows], self.loop)
         blobs = [
             (note_id, sid, vector.astype("<f4").tobytes())
@@ -212,7 +226,7 @@ class Meaning:
             store_vectors.store_vectors, self.name, blobs, int(vectors.shape[1]), self.clock(), shelf
         )
         self.counts["embedded"] += written
-        return written
+        return written, later
 
     def _measure_bundled(self) -> None:
         vectors = self.embedder.embed_sync(calibrate.texts(), self.loop)
@@ -292,10 +306,16 @@ class Meaning:
             log.warning("%s gives %d dimensions; the file holds %d for it", self.name, len(vector), dims)
             self._failed("wrong")
             return None
-        if self._index is None or self._index.dimensions != dims:
-            self._index = VectorIndex(dims)
         floor = self._floor if self._floor is not None else calibrate.DEFAULT
-        return Placed(eid, vector, floor, self._index, self.embedder.weight)
+        return Placed(eid, vector, floor, self._index_of(dims), self.embedder.weight)
+
+    def _index_of(self, dims: int) -> VectorIndex:
+        """Where the vectors are searched: in memory, or by a server that searches its own (a store with
+        `vector_index`: PostgreSQL with pgvector)."""
+        if self._index is None or self._index.dimensions != dims:
+            made = getattr(self.store, "vector_index", VectorIndex)
+            self._index = made(dims)
+        return self._index
 
     def _eid_and_dims(self) -> tuple[int, int] | None:
         if self._eid is None:
@@ -323,9 +343,8 @@ class Meaning:
         if found is None or found[1] != len(vector):
             return None
         eid, dims = found
-        if self._index is None or self._index.dimensions != dims:
-            self._index = VectorIndex(dims)
-        return Placed(eid, vector, self._floor if self._floor is not None else calibrate.DEFAULT, self._index)
+        floor = self._floor if self._floor is not None else calibrate.DEFAULT
+        return Placed(eid, vector, floor, self._index_of(dims))
 
     def report(self) -> dict[str, Any]:
         """What failed, and the state of the vectors (the fall-through adds what each tier placed)."""

@@ -209,17 +209,32 @@ class _Matrix:
 
     def prepare(self) -> None:
         """Take out the person's mean direction and measure the floor on what is left (see above)."""
-        np = numpy()
         if len(self.ids) < CENTER_MIN:
             return
         self.mean = self.matrix.mean(axis=0)
-        centered = self.matrix - self.mean
-        norms = np.linalg.norm(centered, axis=1, keepdims=True)
-        self.centered = centered / np.where(norms > 0, norms, 1.0)
+        self.centered = _centre(self.matrix, self.mean)
         step = max(1, len(self.ids) // FLOOR_SAMPLE)
-        sample = self.centered[::step][:FLOOR_SAMPLE]
-        sims = sample @ sample.T
-        self.floor = float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
+        self.floor = _floor(self.centered[::step][:FLOOR_SAMPLE])
+
+
+def _centre(matrix: Any, mean: Any) -> Any:
+    np = numpy()
+    centered = matrix - mean
+    norms = np.linalg.norm(centered, axis=1, keepdims=True)
+    return centered / np.where(norms > 0, norms, 1.0)
+
+
+def _floor(sample: Any) -> float:
+    np = numpy()
+    sims = sample @ sample.T
+    return float(np.quantile(sims[np.triu_indices(len(sample), k=1)], FLOOR_QUANTILE))
+
+
+def centred_floor(sample: Any, mean: Any) -> float:
+    """The floor measured on a sample of a person's vectors (every `len // FLOOR_SAMPLE`th by id, at
+    most `FLOOR_SAMPLE`) less their `mean`: what a server searching the vectors itself needs to give the
+    same scores (`store.postgres.vectors`)."""
+    return _floor(_centre(sample, mean))
 
 
 def centred(ids: Any, matrix: Any) -> tuple[Any, float | None]:
@@ -230,25 +245,44 @@ def centred(ids: Any, matrix: Any) -> tuple[Any, float | None]:
     return (matrix, None) if made.centered is None else (made.centered, made.floor)
 
 
-class VectorIndex:
-    """Each person's vectors of one embedder as a matrix in memory, refreshed by difference (see above)."""
+class PerPerson:
+    """What was worked out from each person's vectors (of one shelf and embedder), kept until they change
+    (`vector_sets.changes`, by any process): the matrix here, or what a server searching its own vectors
+    keeps (`store.postgres.vectors`)."""
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
-        self._cache: dict[tuple[str, int, int], _Matrix] = {}  # (shelf's table, embedder id, subject id)
+        self._cache: dict[tuple[str, int, int], Any] = {}  # (shelf's table, embedder id, subject id)
         self._lock = threading.Lock()
-        self.loaded = 0  # vectors read from the file, for tests and the report
+        self.loaded = 0  # vectors read into this process, for tests and the report
+
+    def held(self, conn: Any, eid: int, sid: int, shelf: Shelf) -> tuple[int, Any]:
+        """The person's count of changes as of this snapshot, and what is kept for them (None if nothing;
+        stale if its `changes` differ)."""
+        row = conn.execute(
+            f"select changes from {shelf.sets} where embedder_id = ? and subject_id = ?", (eid, sid)
+        ).fetchone()
+        with self._lock:
+            return (row[0] if row else 0), self._cache.get((shelf.vectors, eid, sid))
+
+    def keep(self, eid: int, sid: int, shelf: Shelf, made: Any) -> Any:
+        with self._lock:
+            self._cache[(shelf.vectors, eid, sid)] = made
+        return made
+
+    def drop(self, sid: int) -> None:
+        with self._lock:
+            for key in [key for key in self._cache if key[2] == sid]:
+                del self._cache[key]
+
+
+class VectorIndex(PerPerson):
+    """Each person's vectors of one embedder as a matrix in memory, refreshed by difference (see above)."""
 
     def matrix(self, conn: sqlite3.Connection, eid: int, sid: int, shelf: Shelf = NOTES) -> _Matrix:
         """A person's vectors as of this transaction's snapshot."""
         np = numpy()
-        row = conn.execute(
-            f"select changes from {shelf.sets} where embedder_id = ? and subject_id = ?", (eid, sid)
-        ).fetchone()
-        changes = row[0] if row else 0
-        key = (shelf.vectors, eid, sid)
-        with self._lock:
-            held = self._cache.get(key)
+        changes, held = self.held(conn, eid, sid, shelf)
         if held is not None and held.changes == changes:
             return held
         ids = np.fromiter(
@@ -284,14 +318,7 @@ class VectorIndex:
             self.loaded += len(missing)
         made = _Matrix(changes, ids, matrix)
         made.prepare()
-        with self._lock:
-            self._cache[key] = made
-        return made
-
-    def drop(self, sid: int) -> None:
-        with self._lock:
-            for key in [key for key in self._cache if key[2] == sid]:
-                del self._cache[key]
+        return self.keep(eid, sid, shelf, made)
 
     def similar(
         self, conn: sqlite3.Connection, eid: int, sid: int, query: Any, floor: float, shelf: Shelf = NOTES

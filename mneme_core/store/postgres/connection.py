@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import StorageError
 from .dialect import translated
+from .vectors import adapt, as_vectors
 
 try:
     import psycopg
@@ -45,16 +46,26 @@ class Connection:
     """One PostgreSQL connection, in autocommit mode: the store says `begin` and `commit` itself, as it
     does on SQLite."""
 
-    __slots__ = ("committing", "raw")
+    __slots__ = ("committing", "raw", "vectors")
 
     def __init__(self, raw: psycopg.Connection) -> None:
         self.raw = raw
         self.committing = False  # set while a commit is under way: a connection lost then may have kept it
+        self.vectors: frozenset[str] = frozenset()  # tables keeping vectors in pgvector's type (`vectors`)
+
+    def use_pgvector(self, oid: int, tables: frozenset[str]) -> None:
+        """Vectors go to the server and come back through pgvector's type (`vectors.adapt`)."""
+        adapt(self.raw, oid)
+        self.vectors = tables
 
     def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor:
+        if self.vectors:
+            params = as_vectors(sql, params, self.vectors)
         return self.raw.execute(translated(sql), params)
 
     def executemany(self, sql: str, rows: Any) -> psycopg.Cursor:
+        if self.vectors:
+            rows = [as_vectors(sql, row, self.vectors) for row in rows]
         cursor = self.raw.cursor()
         cursor.executemany(translated(sql), rows)
         return cursor

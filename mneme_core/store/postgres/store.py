@@ -42,7 +42,7 @@ from ..closing import Closing
 from ..location import redacted, server_of
 from ..transactions import Queued, Transactions
 from ..workers import LATER, NOW, Workers
-from . import schema
+from . import schema, vectors
 from .connection import Connection, opened, psycopg
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,7 @@ class PostgresStore(Transactions, Closing):
         self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
+        self.kept: vectors.Kept | None = None  # how the database keeps its vectors (`vectors.choose`)
         try:
             self._attempts(self._migrate_txn)
         except BaseException:
@@ -111,6 +112,8 @@ class PostgresStore(Transactions, Closing):
             if conn is not None:
                 self._drop(conn)
             conn = opened(self.url, self.where, self.busy_timeout, DURABILITY[self.durability])
+            if self.kept is not None and self.kept.oid is not None:
+                conn.use_pgvector(self.kept.oid, self.kept.tables)
             self._local.conn = conn
             with self._owned_lock:
                 self._owned.append(conn)
@@ -178,8 +181,12 @@ class PostgresStore(Transactions, Closing):
         conn.committing = True
         try:
             conn.execute("commit")
-        finally:
-            conn.committing = False
+        except BaseException:
+            # Lost while committing, the flag stays up for `_attempts` to see (the outcome is unknown: the
+            # transaction is not run again); a commit the server refused on a live connection is known.
+            conn.committing = conn.broken
+            raise
+        conn.committing = False
 
     def _rollback(self, conn: Connection) -> None:
         if not conn.broken and conn.in_transaction:
@@ -206,9 +213,24 @@ class PostgresStore(Transactions, Closing):
             conn.execute(LOCK, (MIGRATE_LOCK,))
             conn.execute(LOCK, (WRITE_LOCK,))
             schema.migrate(conn, self.where, self.clock(), self.migrations)
+            kept = vectors.choose(conn)
             self._commit(conn)
         finally:
             self._rollback(conn)
+        if kept.oid is not None:
+            conn.use_pgvector(kept.oid, kept.tables)
+        if self.kept != kept:
+            log.info("vectors on PostgreSQL at %s: %s (%s)", self.where, kept.path, kept.why)
+        self.kept = kept
+
+    def vector_index(self, dimensions: int) -> Any:
+        """Where recall searches this database's vectors (`meaning.tiers`): the server, with pgvector;
+        else a matrix in memory, as for a file."""
+        if self.kept is not None and self.kept.path == vectors.PGVECTOR:
+            return vectors.ServerVectors(dimensions, self.kept)
+        from ...meaning.vectors import VectorIndex
+
+        return VectorIndex(dimensions)
 
     def write(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a write transaction, in the writers' turn."""
