@@ -9,12 +9,11 @@ import sqlite3
 from contextlib import closing
 
 import pytest
+from test_index_levels import CHINESE, WORDS, sentences
 
 from mneme_core import Mneme, transfer
 from mneme_core.memory import index
 
-WORDS = ["cat", "dog", "tea", "rain", "hike", "book", "piano", "garden", "river", "market", "train", "coffee"]
-CHINESE = ["猫", "狗", "茶", "雨", "书", "钢琴", "花园", "河", "市场", "火车", "咖啡", "电影", "雪", "海滩"]
 PEOPLE = [f"discord:{n}" for n in range(5)]
 KEYS = ["home", "job", "pet"]
 TABLES = {
@@ -36,16 +35,13 @@ def export(count: int, seed: int, start: float) -> dict:
     replaced rows, lifecycle fields and links."""
     rng = random.Random(seed)
     rows = []
-    for i in range(count):
-        pool = CHINESE if i % 3 == 0 else WORDS
-        words = rng.sample(pool, 3)
-        text = ("我喜欢" + "和".join(words)) if pool is CHINESE else f"talked about {' and '.join(words)}"
+    for i, (text, importance) in enumerate(sentences(count, seed)):
         row = {
             "id": seed * 10_000 + i,
             "subject": rng.choice(PEOPLE),
-            "text": text if rng.random() < 0.8 else f"{text} {i}",
+            "text": text.rsplit(" ", 1)[0] if rng.random() < 0.8 else text,
             "kind": rng.choice(["fact", "episode", "episode", "plan", "preference"]),
-            "importance": rng.randint(1, 5),
+            "importance": importance + (rng.random() < 0.1),
             "feeling": rng.choice([0.0, 0.5, -0.8]),
             "created_at": start + i * 60.0,
             "happened_at": start + i * 60.0 - rng.randint(0, 9) * 86400.0,
@@ -131,7 +127,7 @@ def test_an_import_in_bulk_leaves_what_one_by_one_leaves(tmp_path, monkeypatch, 
         one_by_one(patched)
         each = build(tmp_path / "each.db", exports, before)
     each_held = held(tmp_path / "each.db")
-    assert bulk[0][0] > 300 and bulk[0][2] == 0
+    assert bulk[0][0] > 300 and bulk[0][2] < 5  # (again: a row whose twin was replaced since comes in)
     assert len(each_held["postings"]) > 1000 and each_held["recent_postings"] and each_held["fresh_postings"]
     for name in TABLES:
         assert bulk_held[name] == each_held[name], name
