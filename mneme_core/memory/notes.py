@@ -276,15 +276,18 @@ def merge(conn: sqlite3.Connection, sid: int, old: Note, new: NoteFields) -> tup
     return (REPLACED if replaced else KEPT), merged
 
 
-def supersede(conn: sqlite3.Connection, sid: int, key: str | None, newer: int) -> int:
-    """The key's other live notes are replaced by `newer`; returns how many."""
+def supersede(
+    conn: sqlite3.Connection, sid: int, key: str | None, newer: int, unindex: Any = index.remove
+) -> int:
+    """The key's other live notes are replaced by `newer`, and leave the index (through `unindex`, which an
+    import that indexes in bulk gives); returns how many."""
     rows = conn.execute(
         f"update notes set superseded_by = ? where subject_id = ? and key = ? and id != ? and {LIVE} "
         "returning id, text, key, gloss",
         (newer, sid, key, newer),
     ).fetchall()
     for note_id, note_text, note_key, gloss in rows:
-        index.remove(conn, sid, note_id, note_text, note_key, gloss)
+        unindex(conn, sid, note_id, note_text, note_key, gloss)
     return len(rows)
 
 

@@ -255,7 +255,7 @@ class Store(Transactions, Closing):
         self, conn: sqlite3.Connection, work: Work[T], args: tuple[Any, ...], wipe: bool = False
     ) -> T:
         with self._in_turn(conn):
-            with self._committing(conn):
+            with self._committing(conn, carry=not wipe):  # a wipe copies out only what its work wrote
                 result = work(conn, *args)
             if wipe:
                 self._wipe(conn)

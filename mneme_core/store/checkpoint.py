@@ -23,8 +23,15 @@ between writes never gets there: the thread catches up in the pause and the WAL 
 `-wal`'s, then the file's, before SQLite may overwrite old frames). Measured here, 4,000 notes written one
 by one for 20 people, 8 interleaved runs (`benchmarks/reliability.py`'s write run): before, 3,047 notes/s
 and a 130 MB `-wal`; with `LIMIT` at 4 MB 2,602 notes/s, at 8 MB 2,750, at 16 MB 2,936 (within this
-machine's noise). The WAL can still grow while another connection keeps one read open for long (its
-snapshot needs the frames); it comes back to `LIMIT` with the first writes after that reader is done.
+machine's noise).
+
+It is also a bound on an erase: `Store.write_for_good` ends with a truncating checkpoint, which copies every
+frame not copied yet, up to about `LIMIT` bytes of them (10-12 ms a MB here, two fsyncs included). At
+16 MB the worst erase of a person of 300 notes in a file of 3,000 people took 242 ms (median 30 ms); at
+4 MB the copy is at most some 45 ms, so an erase stays under 100 ms (`benchmarks/people.py`, which erases
+right after bursts of writes). The WAL can still grow while another connection keeps one read open for
+long (its snapshot needs the frames); it comes back to `LIMIT` with the first writes after that reader is
+done.
 
 Durability is unchanged: a commit is in the WAL before it returns, whoever copies it later.
 """
@@ -40,7 +47,7 @@ import time
 log = logging.getLogger(__name__)
 
 EVERY = 64  # write transactions between two of the thread's checkpoints (some 600 frames of notes)
-LIMIT = 16 * 1024 * 1024  # bytes of -wal past which the writer finishes the checkpoint (journal_size_limit)
+LIMIT = 4 * 1024 * 1024  # bytes of -wal past which the writer finishes the checkpoint (journal_size_limit)
 SAFETY = 40_000  # wal_autocheckpoint of the writers' connections: only if all of the above falls behind
 
 

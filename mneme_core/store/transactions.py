@@ -75,13 +75,13 @@ class Transactions:
         raise NotImplementedError
 
     @contextmanager
-    def _committing(self, conn: Any) -> Iterator[None]:
+    def _committing(self, conn: Any, carry: bool = True) -> Iterator[None]:
         """The rest of a write transaction begun in turn: the caller's work, then what rides along
-        (`piggyback`), then the commit; on any error a rollback, and the connection forgets what its
-        transactions taught it."""
+        (`piggyback`, unless `carry` is False), then the commit; on any error a rollback, and the
+        connection forgets what its transactions taught it."""
         try:
             yield
-            for extra in self.piggyback:
+            for extra in self.piggyback if carry else ():
                 extra(conn)
             self._commit(conn)
         except BaseException:
