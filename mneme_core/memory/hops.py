@@ -48,7 +48,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import replace
 
 from .. import text
 from . import recall
@@ -109,7 +108,7 @@ def follow(
     wanted = list(dict.fromkeys(term for seed in seeds for term in text.terms(seed) if term not in have))
     if not wanted:
         return {}
-    followed = replace(reading, weights=None, pick=picking(live))
+    followed = reading.following(picking(live))
     ranked, _shares = recall.word_ranked(conn, followed, sid, live, wanted)
     top = max((score for _id, _evidence, _hits, score in ranked), default=0.0)
     if top <= 0:
