@@ -72,7 +72,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
@@ -285,7 +284,7 @@ def counted(
     known: list[tuple[int, str, int]] = []
     fresh_rows: list[tuple[int, int, float | None, float]] = []
     recent: dict[int, int] = {}
-    fresh_df: Counter[int] = Counter()
+    fresh_df: dict[int, int] = {}
     for part, a, term, n, fresh_at, weight in conn.execute(
         index.counting(p), (sid, json.dumps(terms, ensure_ascii=False))
     ):
@@ -293,10 +292,10 @@ def counted(
             known.append((a, term, n))
         elif part == 1:  # the newest items, not merged yet: they count into `df` and are candidates,
             fresh_rows.append((a, n, fresh_at, weight))  # scored here; the merged ones inside SQLite
-            fresh_df[n] += 1
+            fresh_df[n] = fresh_df.get(n, 0) + 1
         else:
             recent[a] = n
-    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
+    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df.get(i, 0)) > 0]
     return found, fresh_rows, recent
 
 
@@ -686,7 +685,7 @@ def _listed(conn: sqlite3.Connection, ask: Ask, sid: int, ids: list[int]) -> _Li
     where, narrow = ask.narrowed()
     limits = {
         "sid": sid,
-        "ids": _ids(ids),
+        "ids": ids_json(ids),
         "pinned": 4 * ask.limit,
         "important": ask.important + ask.limit if ask.important > 0 else 0,
         "recent": ask.recent + ask.limit if ask.recent > 0 else 0,
@@ -702,7 +701,7 @@ def _listed(conn: sqlite3.Connection, ask: Ask, sid: int, ids: list[int]) -> _Li
     return _Listed({row[0]: row for row in matched}, pinned, important, recent, newest)
 
 
-def _ids(ids: Sequence[int]) -> str:
+def ids_json(ids: Sequence[int]) -> str:
     """A list of ids as the JSON `json_each` reads (`json.dumps` takes three times as long)."""
     return "[" + ",".join(map(str, ids)) + "]"
 
@@ -766,7 +765,8 @@ class _Filler:
         if wanted:
             subject = self.ask.subject
             rows = conn.execute(
-                f"select {COLUMNS} from notes where id in (select value from json_each(?))", (_ids(wanted),)
+                f"select {COLUMNS} from notes where id in (select value from json_each(?))",
+                (ids_json(wanted),),
             )
             read = {row[0]: note_of(subject, row) for row in rows}
 

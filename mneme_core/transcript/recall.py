@@ -24,7 +24,6 @@ Each recalled line carries why it was chosen ("matched: leah, engaged", "beside 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -250,7 +249,7 @@ def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line_ids: list[int
     """The person's lines just before and just after each of these, in its conversation (one statement)."""
     where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
     rows = conn.execute(
-        _context(where), {"space": ask.space, "sid": sid, "ids": json.dumps(line_ids), **narrow}
+        _context(where), {"space": ask.space, "sid": sid, "ids": notes_recall.ids_json(line_ids), **narrow}
     )
     return {row[0]: [near for near in row[1:] if near is not None] for row in rows}
 
@@ -261,6 +260,6 @@ def _read(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Line]:
     rows = conn.execute(
         f"select {COLUMNS} from lines l left join subjects s on s.id = l.subject_id "
         "where l.id in (select value from json_each(?))",
-        (json.dumps(list(ids)),),
+        (notes_recall.ids_json(ids),),
     )
     return {row[0]: _line(row) for row in rows}
