@@ -469,7 +469,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
         when every tier passed; counted either way. A query about the person in general is not placed:
         recall shows its overview then. A companion with no tier but words pays nothing for it."""
-        if not ask.query or overview.general(text.terms(ask.query)):
+        if not ask.query or overview.general(ask.asked):
             return WORDS_ONLY
         if not self.tiers.tiers:
             self.tiers.counts[WORDS] += 1
@@ -549,7 +549,11 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         """Everything the block reads, in one snapshot; only news that is waiting needs a write. The
         journal's section only when the config asks for it (`journal.shown`)."""
         found = rank(conn, ask, placed)
-        card = notes.profile(conn, ask.space, ask.subject)
+        trace = found[1]  # the person's id, when recall read them
+        if trace is not None:
+            card = notes.profile_of(conn, trace.subject_id)
+        else:
+            card = notes.profile(conn, ask.space, ask.subject)
         relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
         untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
         shown = self.lifecycle.journal_shown

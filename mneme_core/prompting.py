@@ -18,7 +18,7 @@ from datetime import tzinfo
 
 from . import dates, text
 from .memory.recall import Recall
-from .messages import Words
+from .messages import Words, fill
 
 NAME_LIMIT = 80
 CARD_LIMIT = 1200
@@ -41,14 +41,15 @@ def notes_block(
     lines = [text.one_line(words.say("notes.header", who=name), 2000)]
     if card:
         lines.append(words.say("notes.impression", card=card))
+    plain, dated = words.lookup("notes.line"), words.lookup("notes.line_dated")  # once, not once a note
     for chosen in recall.chosen:
         note = chosen.note
         line = text.one_line(note.text, 500)
         if note.lasting:
-            lines.append(words.say("notes.line", text=line))
+            lines.append(fill(plain, {"text": line}))
         else:
             day = dates.when(note.happened_at, now, zone, words.language)
-            lines.append(words.say("notes.line_dated", date=day, text=line))
+            lines.append(fill(dated, {"date": day, "text": line}))
     return "\n".join(lines)
 
 
@@ -58,14 +59,13 @@ def said_block(recall: Recall, *, name: str, words: Words, now: float, zone: tzi
     if not recall.lines:
         return ""
     lines = [text.one_line(words.say("said.header", who=name), 2000)]
+    you, template = words.say("said.you"), words.lookup("said.line")
     for said in sorted(recall.lines, key=lambda s: s.line.id):
         line = said.line
-        speaker = (
-            words.say("said.you") if line.subject is None else text.one_line(line.name or name, NAME_LIMIT)
-        )
+        speaker = you if line.subject is None else text.one_line(line.name or name, NAME_LIMIT)
         day = dates.when(line.at, now, zone, words.language)
         lines.append(
-            words.say("said.line", date=day, speaker=speaker, text=text.one_line(line.text, SAID_LIMIT))
+            fill(template, {"date": day, "speaker": speaker, "text": text.one_line(line.text, SAID_LIMIT)})
         )
     return "\n".join(lines)
 

@@ -38,7 +38,8 @@ returns for some text must change `TERMS_VERSION`.
 
 Speed: `terms()` runs on every note written and every query, and takes microseconds for a sentence. Regexes
 are compiled at import (a few milliseconds, mostly finding the combining marks), English words are cached,
-and the only Python loops are over words and over the characters of unspaced runs.
+the terms of the `CACHE` texts met last are kept, and the only Python loops are over words and over the
+characters of unspaced runs.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TERMS_VERSION = "mneme-terms-3"
+# The terms of the texts met most lately (up to `CACHED` characters: a note's, a query's) are kept: a
+# person's strongest matches are asked about again and again (the follow-up query reads their words).
+CACHE = 2048
+CACHED = 500
 ELLIPSIS = "…"
 
 # English function words, chat fillers and common contractions (after casefolding, with a plain apostrophe).
@@ -258,6 +263,17 @@ def fold(text: str) -> str:
 
 def terms(text: str) -> list[str]:
     """The index terms of a text: distinct, in order of first appearance (see the module docstring)."""
+    if len(text) <= CACHED:
+        return list(_cached_terms(text))
+    return _terms(text)
+
+
+@lru_cache(maxsize=CACHE)
+def _cached_terms(text: str) -> tuple[str, ...]:
+    return tuple(_terms(text))
+
+
+def _terms(text: str) -> list[str]:
     found: list[str] = []
     if text.isascii():  # NFKC changes nothing and casefold() is lower() here
         for piece in _ASCII_WORDS.findall(text.lower()):
@@ -366,6 +382,7 @@ def use_jieba(enabled: bool = True) -> bool:
     """Turn jieba's Chinese word splitting on or off; returns whether it is on (never on without jieba)."""
     global _jieba
     _jieba = None
+    _cached_terms.cache_clear()
     if not enabled:
         return False
     try:
@@ -376,6 +393,7 @@ def use_jieba(enabled: bool = True) -> bool:
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     _jieba = jieba
+    _cached_terms.cache_clear()
     return True
 
 

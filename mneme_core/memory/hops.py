@@ -45,10 +45,8 @@ the dev sets' transcripts (a few hundred lines a person) median 1.39 -> 1.98 ms,
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import replace
 
 from .. import text
 from . import recall
@@ -78,7 +76,7 @@ def wanted(ask: recall.Ask) -> bool:
 def texts(conn: sqlite3.Connection, table: str, ids: list[int]) -> list[str]:
     """The texts of these notes or lines (`table`), the seeds of a follow-up."""
     rows = conn.execute(
-        f"select text from {table} where id in (select value from json_each(?))", (json.dumps(ids),)
+        f"select text from {table} where id in (select value from json_each(?))", (recall.ids_json(ids),)
     )
     return [row[0] for row in rows]
 
@@ -109,7 +107,7 @@ def follow(
     wanted = list(dict.fromkeys(term for seed in seeds for term in text.terms(seed) if term not in have))
     if not wanted:
         return {}
-    followed = replace(reading, weights=None, pick=picking(live))
+    followed = reading.following(picking(live))
     ranked, _shares = recall.word_ranked(conn, followed, sid, live, wanted)
     top = max((score for _id, _evidence, _hits, score in ranked), default=0.0)
     if top <= 0:

@@ -20,7 +20,7 @@ the WAL (a Chinese note has some 27 terms), while a big merge touches nearly eve
   instead of one per few hundred.
 
 A recall reads the newest postings of each term from `recent_postings` first, then `postings` (see
-`recent_counts`), so the split never changes what it finds. The work is a few statements per note, done
+`counting`), so the split never changes what it finds. The work is a few statements per note, done
 inside SQLite over a JSON list of terms, so indexing costs about the same whether a note has three terms or
 thirty.
 
@@ -34,6 +34,7 @@ import json
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 
 from .. import text
 from ..store.postgres.dialect import Dialects
@@ -377,27 +378,22 @@ def settle(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
     return moved
 
 
-def fresh_postings(
-    conn: sqlite3.Connection, term_ids: list[int], postings: Postings = NOTES
-) -> list[tuple[int, int, float | None, float]]:
-    """(item id, term id, fresh_at, weight) of the fresh postings of these terms (a scan of a few pages)."""
-    return conn.execute(
-        f"select id >> {SHIFT}, term_id, fresh_at, weight from {postings.fresh} "
-        "where term_id in (select value from json_each(?))",
-        (json.dumps(term_ids),),
-    ).fetchall()
-
-
-def recent_counts(
-    conn: sqlite3.Connection, term_ids: list[int], postings: Postings = NOTES
-) -> dict[int, int]:
-    """How many of each term's postings are recent: part of its `df`, and read first (newer)."""
-    return dict(
-        conn.execute(
-            f"select term_id, count(*) from {postings.recent} "
-            "where term_id in (select value from json_each(?)) group by term_id",
-            (json.dumps(term_ids),),
-        ).fetchall()
+@cache
+def counting(postings: Postings) -> str:
+    """One statement for what a recall reads of a term index before it ranks (`recall.counted`): the
+    person's terms among those asked (`(0, id, term, df)`, in the vocabulary's order), their fresh postings
+    (`(1, item id, None, term id, fresh_at, weight)`, in the fresh table's order) and how many recent
+    postings each has (`(2, term id, None, count)`), each row tagged by its part and padded to six columns.
+    One round trip instead of three."""
+    p = postings
+    return (
+        f"with known as (select id, term, df from {p.terms} where subject_id = ? "
+        "and term in (select value from json_each(?))) "
+        "select 0, id, term, df, null, null from known "
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
+        "where f.term_id in (select id from known) "
+        f"union all select 2, r.term_id, null, count(*), null, null from {p.recent} r "
+        "where r.term_id in (select id from known) group by r.term_id"
     )
 
 

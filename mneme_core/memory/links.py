@@ -28,6 +28,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..store.postgres.dialect import Dialects
 from ..store.schema import LIVE
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "export_rows",
     "import_rows",
     "neighbours",
+    "neighbours_of",
     "spread",
     "together",
 ]
@@ -49,6 +51,15 @@ FAINT = 0.05
 FAN = 8
 SOURCES = 5
 PAIRS = 15  # notes linked in one go at most pairwise: the 6 a recall chooses make 15 pairs
+
+# The links of a JSON list of notes, either way round (PostgreSQL reads the list as ids by name: `a` and `b`
+# are not named like ids).
+LINKED = Dialects(
+    "select a, b, weight, at from links where a in (select value from json_each(:ids)) "
+    "or b in (select value from json_each(:ids))",
+    "select a, b, weight, at from links where a in (select value from mneme_ids(:ids)) "
+    "or b in (select value from mneme_ids(:ids))",
+)
 
 
 def weight_now(weight: float, at: float, now: float, half_life_days: float) -> float:
@@ -77,14 +88,29 @@ def neighbours(
     conn: sqlite3.Connection, note_id: int, now: float, half_life_days: float
 ) -> list[tuple[int, float]]:
     """The notes linked to this one with their weight now, heaviest first, at most `FAN`."""
-    rows = conn.execute(
-        "select case when a = :id then b else a end, weight, at from links where a = :id or b = :id",
-        {"id": note_id},
-    ).fetchall()
-    found = [(other, weight_now(w, at, now, half_life_days)) for other, w, at in rows]
-    found = [(other, w) for other, w in found if w >= FAINT]
-    found.sort(key=lambda pair: (-pair[1], pair[0]))
-    return found[:FAN]
+    return neighbours_of(conn, [note_id], now, half_life_days).get(note_id, [])
+
+
+def neighbours_of(
+    conn: sqlite3.Connection, note_ids: Sequence[int], now: float, half_life_days: float
+) -> dict[int, list[tuple[int, float]]]:
+    """`neighbours` of each of these notes (those with any), in one statement."""
+    wanted = set(note_ids)
+    listed = json.dumps(list(wanted))
+    rows = conn.execute(LINKED, {"ids": listed})
+    linked: dict[int, list[tuple[int, float]]] = {}
+    for a, b, w, at in rows:
+        weight = weight_now(w, at, now, half_life_days)
+        if weight < FAINT:
+            continue
+        if a in wanted:
+            linked.setdefault(a, []).append((b, weight))
+        if b in wanted:
+            linked.setdefault(b, []).append((a, weight))
+    for found in linked.values():
+        found.sort(key=lambda pair: (-pair[1], pair[0]))
+        del found[FAN:]
+    return linked
 
 
 def spread(
@@ -104,8 +130,9 @@ def spread(
     lent: dict[int, tuple[float, int]] = {}
     for _hop in range(hops):
         reached: dict[int, float] = {}
+        linked = neighbours_of(conn, list(frontier), now, half_life_days) if frontier else {}
         for source, evidence in frontier.items():
-            for other, weight in neighbours(conn, source, now, half_life_days):
+            for other, weight in linked.get(source, ()):
                 gift = share * weight * evidence
                 if other in sources or gift < FAINT * evidence or gift <= lent.get(other, (0.0, 0))[0]:
                     continue

@@ -556,7 +556,10 @@ def subjects(conn: sqlite3.Connection, space: str) -> list[str]:
 
 def profile(conn: sqlite3.Connection, space: str, subject: str) -> tuple[str, float] | None:
     sid = subject_id(conn, space, subject)
-    if sid is None:
-        return None
+    return None if sid is None else profile_of(conn, sid)
+
+
+def profile_of(conn: sqlite3.Connection, sid: int) -> tuple[str, float] | None:
+    """The person's card and when it was written, by their id."""
     row = conn.execute("select text, updated_at from profiles where subject_id = ?", (sid,)).fetchone()
     return (row[0], row[1]) if row else None

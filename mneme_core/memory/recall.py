@@ -72,20 +72,19 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import TYPE_CHECKING
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from .. import text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
-from ..store.schema import LIVE
+from ..store.schema import AWAKE, FADING, LIVE
 from . import archive, hops, index, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
-from .notes import Within, newest, subject_id
+from .notes import Within
 
 if TYPE_CHECKING:
     from ..meaning.tiers import Placed
@@ -98,6 +97,7 @@ FADED = 0.75  # what a note that has faded completely keeps of its score
 MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 SKIPPED_SHOWN = 10
 UNMATCHED_SHOWN = 5
+NEWEST_READ = 12  # the newest notes read for those "nothing in common" (`UNMATCHED_SHOWN` of them shown)
 DAY = 86400.0
 # A note is similar to the query only where it stands out from the query's similarity to all of the
 # person's notes: above their mean by this many standard deviations (some 6 in 1000 notes by chance alone).
@@ -218,10 +218,19 @@ class Ask:
 
     def terms(self) -> list[str]:
         """The query's terms, less the words that named its period (unless nothing else is left)."""
-        found = text.terms(self.query)
+        return list(self._terms)
+
+    @cached_property
+    def _terms(self) -> tuple[str, ...]:
         if self.period is None:
-            return found
-        return text.terms(self.period.rest_of(self.query)) or found
+            return self.asked
+        return tuple(text.terms(self.period.rest_of(self.query))) or self.asked
+
+    @cached_property
+    def asked(self) -> tuple[str, ...]:
+        """All the query's terms (`text.terms`), worked out once: recall, the lines' recall and the
+        meaning tiers each ask whether the query is about the person in general (`overview.general`)."""
+        return tuple(text.terms(self.query))
 
     @cached_property
     def weights(self) -> dict[str, float]:
@@ -271,20 +280,22 @@ def counted(
     conn: sqlite3.Connection, p: index.Postings, sid: int, terms: list[str]
 ) -> tuple[list[tuple[int, str, int]], list[tuple[int, int, float | None, float]], dict[int, int]]:
     """(term id, term, df) of those of `terms` a person's items have, the postings of the newest items (not
-    merged yet), and the recent postings' count by term id."""
-    known = conn.execute(
-        f"select id, term, df from {p.terms} where subject_id = ? "
-        "and term in (select value from json_each(?))",
-        (sid, json.dumps(terms, ensure_ascii=False)),
-    ).fetchall()
-    if not known:
-        return [], [], {}
-    # One pass over the newest items, not merged yet (see `index`): they count into `df` and are
-    # candidates, scored here; the merged postings are scored inside SQLite.
-    fresh_rows = index.fresh_postings(conn, [row[0] for row in known], p)
-    fresh_df = Counter(row[1] for row in fresh_rows)
-    recent = index.recent_counts(conn, [row[0] for row in known], p)
-    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df[i]) > 0]
+    merged yet), and the recent postings' count by term id: one statement (see `index.counting`)."""
+    known: list[tuple[int, str, int]] = []
+    fresh_rows: list[tuple[int, int, float | None, float]] = []
+    recent: dict[int, int] = {}
+    fresh_df: dict[int, int] = {}
+    for part, a, term, n, fresh_at, weight in conn.execute(
+        index.counting(p), (sid, json.dumps(terms, ensure_ascii=False))
+    ):
+        if part == 0:
+            known.append((a, term, n))
+        elif part == 1:  # the newest items, not merged yet: they count into `df` and are candidates,
+            fresh_rows.append((a, n, fresh_at, weight))  # scored here; the merged ones inside SQLite
+            fresh_df[n] = fresh_df.get(n, 0) + 1
+        else:
+            recent[a] = n
+    found = [(i, term, n) for i, term, df in known if (n := df + recent.get(i, 0) + fresh_df.get(i, 0)) > 0]
     return found, fresh_rows, recent
 
 
@@ -305,6 +316,21 @@ class Reading:
     # Which of the terms the person's items have to read, given (term id, term, df) of each (`hops`); all
     # of them (within `MAX_TERMS`) when None.
     pick: Callable[[list[tuple[int, str, int]]], list[tuple[int, str, int]]] | None = None
+
+    def following(self, pick: Callable[[list[tuple[int, str, int]]], list[tuple[int, str, int]]]) -> Reading:
+        """The same reading for a follow-up query (`hops`): these of its terms, each weighing 1."""
+        return Reading(
+            self.postings,
+            self.table,
+            self.k,
+            self.now,
+            self.half_life_days,
+            self.where,
+            self.narrow,
+            self.period,
+            None,
+            pick,
+        )
 
     def boost(self, fresh_at: float | None) -> float:
         return (
@@ -330,37 +356,16 @@ def word_ranked(
     shares = _shares(found, live, reading.weights)
     weights = reading.weights or {}
     params: dict[str, object] = {"now": reading.now, "hl": reading.half_life_days, "k": reading.k}
-    parts = []
-    for i, (term_id, term, df, take) in enumerate(shares):
+    for (term_id, term, df, take), (t, w, r, c) in zip(shares, _KEYS, strict=False):
         newer = min(take, recent.get(term_id, 0))  # the newest postings are the recent ones (see `index`)
-        params[f"t{i}"], params[f"w{i}"] = term_id, idf(live, df) * weights.get(term, 1.0)
-        params[f"r{i}"], params[f"c{i}"] = newer, take - newer
-        parts.extend(
-            f"select {p.item} as item, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select {p.item}, "
-            f"fresh_at, weight from {table} where term_id = :t{i} order by {p.item} desc limit :{limit}{i})"
-            for table, limit in ((p.recent, "r"), (p.settled, "c"))
-        )
-    fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
-    boost = ""
+        params[t], params[w] = term_id, idf(live, df) * weights.get(term, 1.0)
+        params[r], params[c] = newer, take - newer
     if reading.period is not None:  # the period's reach: see `periods.Period.holds`
         params["ps"], params["pe"] = reading.period.start, reading.period.reach()
-        boost = f" * (case when h.fresh_at >= :ps and h.fresh_at < :pe then {PERIOD_BOOST} else 1.0 end)"
     where, narrow = reading.where, reading.narrow
-    # With filters, each posting meets its item (at most `POSTINGS` lookups by id), so the best `k` are
-    # the best that fit.
-    join = f"join {reading.table} n on n.id = h.item where 1 {where} " if where else ""
-    sql = (
-        "select h.item, sum(h.w) as evidence, sum(h.bit) as hits, "
-        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight{boost} as score "
-        f"from ({' union all '.join(parts)}) h {join}"
-        "group by h.item order by score desc, h.item desc limit :k"
-    )
     # An item's postings all carry its fresh_at and weight: SQLite takes them from any row of the group,
-    # PostgreSQL wants them named as an aggregate.
-    if not isinstance(conn, sqlite3.Connection):  # the file's path pays nothing for it (5 us a recall)
-        sql = Dialects(
-            sql, sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
-        )
+    # PostgreSQL wants them named as an aggregate (the file's path pays nothing for it).
+    sql = _ranking(p, reading.table, len(shares), reading.period is not None, where, _on_file(conn))
     ranked = conn.execute(sql, params | narrow).fetchall()
     unmerged = _scored_fresh(fresh_rows, shares, live, reading)
     if where and unmerged:
@@ -368,6 +373,45 @@ def word_ranked(
         unmerged = [row for row in unmerged if row[0] in fit]
     ranked = sorted(ranked + unmerged, key=lambda r: (-r[3], -r[0]))[: reading.k]
     return ranked, shares
+
+
+_KEYS = [(f"t{i}", f"w{i}", f"r{i}", f"c{i}") for i in range(MAX_TERMS)]  # each term's parameters
+
+
+def _on_file(conn: object) -> bool:
+    return isinstance(conn, sqlite3.Connection)
+
+
+@lru_cache(maxsize=1024)
+def _ranking(p: index.Postings, table: str, terms: int, period: bool, where: str, on_file: bool) -> str:
+    """The statement that ranks the items of one term index by the evidence of `terms` terms (`word_ranked`:
+    each term's newest postings, recent first, then settled), written once per shape."""
+    parts = []
+    for i in range(terms):
+        parts.extend(
+            f"select {p.item} as item, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select {p.item}, "
+            f"fresh_at, weight from {level} where term_id = :t{i} order by {p.item} desc limit :{limit}{i})"
+            for level, limit in ((p.recent, "r"), (p.settled, "c"))
+        )
+    fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
+    boost = (  # the period's reach: see `periods.Period.holds`
+        f" * (case when h.fresh_at >= :ps and h.fresh_at < :pe then {PERIOD_BOOST} else 1.0 end)"
+        if period
+        else ""
+    )
+    # With filters, each posting meets its item (at most `POSTINGS` lookups by id), so the best `k` are
+    # the best that fit.
+    join = f"join {table} n on n.id = h.item where 1 {where} " if where else ""
+    sql = (
+        "select h.item, sum(h.w) as evidence, sum(h.bit) as hits, "
+        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight{boost} as score "
+        f"from ({' union all '.join(parts)}) h {join}"
+        "group by h.item order by score desc, h.item desc limit :k"
+    )
+    if on_file:
+        return sql
+    postgres = sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
+    return Dialects(sql, postgres)
 
 
 def _fitting(
@@ -383,13 +427,21 @@ def _fitting(
 
 @dataclass(frozen=True)
 class _Match:
-    note: Note
+    row: tuple[Any, ...]  # what scoring reads of the note (`_SCORING`); read whole only if it is shown
     score: float
     matched: tuple[str, ...]
     evidence: float
     similar: float | None  # the raw similarity, when meaning placed the query and it is above the floor
     factor: float = 1.0  # what freshness, importance and feeling make of the evidence: score / evidence
     via: int | None = None  # the strong match whose link lent it evidence (`memory.links`)
+
+    @property
+    def id(self) -> int:
+        return self.row[0]
+
+    def scored(self, score: float) -> _Match:
+        """The same match with another score (`dataclasses.replace` costs some 5 us a match)."""
+        return _Match(self.row, score, self.matched, self.evidence, self.similar, self.factor, self.via)
 
     @property
     def why(self) -> str:
@@ -403,9 +455,9 @@ class _Match:
 
 def _matches(
     conn: sqlite3.Connection, ask: Ask, sid: int, live: int, query_terms: list[str], placed: Placed | None
-) -> list[_Match]:
+) -> tuple[list[_Match], _Listed]:
     """The notes that have something in common with the query, best first; too weak ones at the end,
-    with a score of -1 (see the module docstring)."""
+    with a score of -1 (see the module docstring); and the rest of what the selection reads (`_listed`)."""
     ranked, shares = word_ranked(conn, _reading(ask), sid, live, query_terms)
     k = max(4 * ask.limit, 24)
     words = {note_id: (evidence, hits) for note_id, evidence, hits, _score in ranked}
@@ -419,53 +471,56 @@ def _matches(
         similar, floor = nearest(conn, placed, sid, k, words, TRUSTED_Z if stated else QUERY_Z)
     lent = _lent(conn, ask, words)
     ids = list(dict.fromkeys([r[0] for r in ranked] + list(words) + list(similar) + list(lent)))
+    listed = _listed(conn, ask, sid, ids)
     if not ids:
-        return []
-    where, narrow = ask.narrowed()
-    rows = {
-        row[0]: note_of(ask.subject, row)
-        for row in conn.execute(
-            f"select {COLUMNS} from notes where id in (select value from json_each(:ids)) and {LIVE}{where}",
-            {"ids": json.dumps(ids), **narrow},
-        )
-    }
+        return [], listed
+    rows = listed.matched
     terms_of = [term for _id, term, _df, _take in shares]
+    rarest = sorted(range(len(shares)), key=lambda i: shares[i][2])  # a match's terms are named rarest first
     # The cautious rule puts meaning on the scale of words, whatever the query's length: a share of the best
     # word match (or, when words found little, of a word found in one note only), see the module docstring.
     best_words = max([evidence for evidence, _hits in words.values()] + [0.0])
     scale = SIMILAR * max(best_words, idf(live, 1))
     matches = []
     for note_id in ids:
-        note = rows.get(note_id)
-        if note is None:
+        row = rows.get(note_id)
+        if row is None:
             continue
         evidence, hits = words.get(note_id, (0.0, 0))
         sim = similar.get(note_id)
         lift = 0.0 if sim is None or stated else scale * min(1.0, (sim - floor) / max(1.0 - floor, 1e-6))
-        hit_terms = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
+        happened_at = row[_HAPPENED_AT]
         fresh_at, weight = index.rank_of(
-            note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
+            row[_KIND], row[_IMPORTANCE], row[_FEELING], happened_at, row[_RECALLED_AT]
         )
         fresh = (
             1.0
             if fresh_at is None
-            else accessibility_at(fresh_at, note.stability, ask.now, ask.half_life_days)
+            else accessibility_at(fresh_at, row[_STABILITY], ask.now, ask.half_life_days)
         )
-        factor = (FADED + (1 - FADED) * fresh) * weight * ask.in_period(note.happened_at)
+        factor = (FADED + (1 - FADED) * fresh) * weight * ask.in_period(happened_at)
         extra, via = lent.get(note_id, (0.0, None))
         total = evidence + lift + extra
-        if ask.lifecycle is not None and archive.quiet(note.archived_at, total, best_words):
+        if ask.lifecycle is not None and archive.quiet(row[_ARCHIVED_AT], total, best_words):
             continue
         matches.append(
-            _Match(note, total * factor, tuple(terms_of[i] for i in hit_terms), total, sim, factor, via)
+            _Match(
+                row,
+                total * factor,
+                tuple(terms_of[i] for i in rarest if hits >> i & 1),
+                total,
+                sim,
+                factor,
+                via,
+            )
         )
     best = max(m.evidence for m in matches) if matches else 0.0
     if stated:
-        return _fused(matches, best, floor, placed.weight)
-    matches.sort(key=lambda m: (-m.score, -m.note.id))
+        return _fused(matches, best, floor, placed.weight), listed
+    matches.sort(key=lambda m: (-m.score, -m.id))
     strong = [m for m in matches if m.evidence >= WEAK * best]
-    weak = [replace(m, score=-1.0) for m in matches if m.evidence < WEAK * best]
-    return strong + weak
+    weak = [m.scored(-1.0) for m in matches if m.evidence < WEAK * best]
+    return strong + weak, listed
 
 
 def _followed(
@@ -495,20 +550,20 @@ def _fused(matches: list[_Match], best: float, floor: float, weight: float) -> l
     notes in neither list come last, with a score of -1."""
     by_words = sorted(
         (m for m in matches if m.evidence > 0 and m.evidence >= WEAK * best),
-        key=lambda m: (-m.score, -m.note.id),
+        key=lambda m: (-m.score, -m.id),
     )
     by_meaning = sorted(
         (m for m in matches if m.similar is not None),
-        key=lambda m: (-(m.similar - floor) * m.factor, -m.note.id),
+        key=lambda m: (-(m.similar - floor) * m.factor, -m.id),
     )
     points: dict[int, float] = {}
     for place, m in enumerate(by_words):
-        points[m.note.id] = 1.0 / (FUSION_K + place)
+        points[m.id] = 1.0 / (FUSION_K + place)
     for place, m in enumerate(by_meaning):
-        points[m.note.id] = points.get(m.note.id, 0.0) + weight / (FUSION_K + place)
-    placed = [replace(m, score=points[m.note.id]) for m in matches if m.note.id in points]
-    placed.sort(key=lambda m: (-m.score, -m.note.id))
-    return placed + [replace(m, score=-1.0) for m in matches if m.note.id not in points]
+        points[m.id] = points.get(m.id, 0.0) + weight / (FUSION_K + place)
+    placed = [m.scored(points[m.id]) for m in matches if m.id in points]
+    placed.sort(key=lambda m: (-m.score, -m.id))
+    return placed + [m.scored(-1.0) for m in matches if m.id not in points]
 
 
 def nearest(
@@ -571,64 +626,182 @@ def _scored_fresh(
     return scored
 
 
-def _listed(conn: sqlite3.Connection, ask: Ask, sid: int, sql: str, limit: int) -> list[Note]:
-    """A person's live notes `where ... {sql}` (within the filters), ordered and limited by `sql`'s end."""
+# What scoring needs of a matched note, and its length for the budget; a `Note` is read whole only for the
+# notes a recall shows, chosen or skipped (`_Filler.done`): reading every candidate whole cost twice as much.
+# (A note's text is clean, with no NUL in it, so SQL's `length` is Python's `len`.)
+_SCORING = "id, kind, importance, feeling, happened_at, recalled_at, stability, archived_at, length(text)"
+_KIND, _IMPORTANCE, _FEELING, _HAPPENED_AT, _RECALLED_AT, _STABILITY, _ARCHIVED_AT, _LENGTH = range(1, 9)
+# A listed note: its id, importance and length (the other places typed as `_SCORING`'s, for PostgreSQL).
+_LISTED = "id, '', importance, 0.0, 0.0, 0.0, 0.0, 0.0, length(text)"
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """What a recall reads of the person's notes besides the term index (rows of `_SCORING`, or of
+    `_LISTED` for the lists): the matches by id, the pinned notes (importance 5, newest first), the
+    important lasting ones (importance 4+, the most important first), the newest fading ones and the newest
+    ones that are not matches (all awake)."""
+
+    matched: dict[int, tuple[Any, ...]]
+    pinned: list[tuple[Any, ...]]
+    important: list[tuple[Any, ...]]
+    recent: list[tuple[Any, ...]]
+    newest: list[tuple[Any, ...]]
+
+
+@lru_cache(maxsize=256)
+def _listing(where: str) -> str:
+    """The one statement `_listed` reads, for these filters (`Ask.narrowed`): each part its own `select`,
+    along the index it always used, tagged with its place in `_Listed` (each part's order is restored by
+    `_listed`: a sort of the whole in SQL cost more than the parts' reads)."""
+    mine = f"subject_id = :sid and {LIVE}{where}"
+    awake = f"subject_id = :sid and {LIVE} and {AWAKE}"
+    parts = [
+        f"select {_SCORING}, 0 from notes where id in (select value from json_each(:ids)) and {LIVE}{where}",
+        f"select * from (select {_LISTED}, 1 from notes where {mine} and importance = 5 "
+        "order by id desc limit :pinned)",
+        f"select * from (select {_LISTED}, 2 from notes where {mine} and importance >= 4 "
+        "and kind in ('fact', 'preference') order by importance desc, id desc limit :important)",
+        f"select * from (select {_LISTED}, 3 from notes where {awake} and {FADING}{where} "
+        "order by id desc limit :recent)",
+        # The newest notes that are not among the matches (those never show as "nothing in common").
+        f"select * from (select {_LISTED}, 4 from notes where {awake}{where} "
+        "order by id desc limit :newest) where not (id in (select value from json_each(:ids)))",
+    ]
+    return " union all ".join(parts)
+
+
+def _newest_first(row: tuple[Any, ...]) -> int:
+    return -row[0]
+
+
+def _most_important_first(row: tuple[Any, ...]) -> tuple[int, int]:
+    return -row[_IMPORTANCE], -row[0]
+
+
+def _listed(conn: sqlite3.Connection, ask: Ask, sid: int, ids: list[int]) -> _Listed:
+    """The matches (`ids`: those live and within the filters) and the selection's lists (`_Listed`), in one
+    statement."""
     where, narrow = ask.narrowed()
-    rows = conn.execute(
-        f"select {COLUMNS} from notes where subject_id = :sid and {LIVE}{where} and {sql}",
-        {"sid": sid, "limit": limit, **narrow},
-    )
-    return [note_of(ask.subject, row) for row in rows]
+    limits = {
+        "sid": sid,
+        "ids": ids_json(ids),
+        "pinned": 4 * ask.limit,
+        "important": ask.important + ask.limit if ask.important > 0 else 0,
+        "recent": ask.recent + ask.limit if ask.recent > 0 else 0,
+        "newest": NEWEST_READ,
+    }
+    parts: list[list[tuple[Any, ...]]] = [[], [], [], [], []]
+    for row in conn.execute(_listing(where), {**limits, **narrow}):
+        parts[row[-1]].append(row)
+    matched, pinned, important, recent, newest = parts
+    for rows in (pinned, recent, newest):
+        rows.sort(key=_newest_first)
+    important.sort(key=_most_important_first)
+    return _Listed({row[0]: row for row in matched}, pinned, important, recent, newest)
+
+
+def ids_json(ids: Sequence[int]) -> str:
+    """A list of ids as the JSON `json_each` reads (`json.dumps` takes three times as long)."""
+    return "[" + ",".join(map(str, ids)) + "]"
 
 
 class _Filler:
-    """Fills the selection under the limit and the budget, remembering what it skipped and why."""
+    """Fills the selection under the limit and the budget, remembering what it skipped and why. A note is
+    offered as a `Note`, or as a row (`_SCORING` or `_LISTED`: its id and length) read whole only if it is
+    chosen or skipped (`done`)."""
 
     def __init__(self, ask: Ask) -> None:
         self.ask = ask
-        self.chosen: list[Recalled] = []
-        self.skipped: list[tuple[Note, str]] = []
+        self.chosen: list[tuple[Note | int, float, str, tuple[str, ...]]] = []
+        self.skipped: list[tuple[Note | int, str]] = []
         self.taken: set[int] = set()
         self.used = 0
 
     def offer(
-        self, note: Note, score: float, why: str, matched: tuple[str, ...] = (), *, quiet=False
+        self,
+        note: Note | tuple[Any, ...],
+        score: float,
+        why: str,
+        matched: tuple[str, ...] = (),
+        *,
+        quiet=False,
     ) -> bool:
-        if note.id in self.taken:
+        if isinstance(note, Note):
+            note_id, length, shown = note.id, len(note.text), note
+        else:
+            note_id = shown = note[0]
+            length = note[_LENGTH]
+        if note_id in self.taken:
             return False
         reason = None
         if len(self.chosen) >= self.ask.limit:
             reason = f"over the limit of {self.ask.limit} notes"
-        elif self.chosen and self.used + len(note.text) > self.ask.budget:
+        elif self.chosen and self.used + length > self.ask.budget:
             reason = f"over the {self.ask.budget}-character budget"
         if reason:
             if not quiet:
                 self.skip(note, reason)
             return False
-        self.chosen.append(Recalled(note, score, why, matched))
-        self.taken.add(note.id)
-        self.used += len(note.text)
+        self.chosen.append((shown, score, why, matched))
+        self.taken.add(note_id)
+        self.used += length
         return True
 
     def room(self) -> int:
         return self.ask.limit - len(self.chosen)
 
-    def skip(self, note: Note, reason: str) -> None:
-        if note.id not in self.taken and len(self.skipped) < SKIPPED_SHOWN:
-            self.skipped.append((note, reason))
-            self.taken.add(note.id)
+    def skip(self, note: Note | tuple[Any, ...], reason: str) -> None:
+        note_id = note.id if isinstance(note, Note) else note[0]
+        if note_id not in self.taken and len(self.skipped) < SKIPPED_SHOWN:
+            self.skipped.append((note if isinstance(note, Note) else note_id, reason))
+            self.taken.add(note_id)
+
+    def done(self, conn: sqlite3.Connection) -> tuple[list[Recalled], list[tuple[Note, str]]]:
+        """What was chosen and skipped, the notes offered as rows read whole (one statement)."""
+        wanted = [c[0] for c in self.chosen if not isinstance(c[0], Note)]
+        wanted += [s[0] for s in self.skipped if not isinstance(s[0], Note)]
+        read: dict[int, Note] = {}
+        if wanted:
+            subject = self.ask.subject
+            rows = conn.execute(
+                f"select {COLUMNS} from notes where id in (select value from json_each(?))",
+                (ids_json(wanted),),
+            )
+            read = {row[0]: note_of(subject, row) for row in rows}
+
+        def note(shown: Note | int) -> Note:
+            return shown if isinstance(shown, Note) else read[shown]
+
+        chosen = [Recalled(note(n), score, why, matched) for n, score, why, matched in self.chosen]
+        return chosen, [(note(n), reason) for n, reason in self.skipped]
+
+
+def person(conn: sqlite3.Connection, space: str, subject: str) -> tuple[int, int, int] | None:
+    """A person's id, live notes and indexed lines (None for one never met): one read for the notes'
+    recall and the lines'."""
+    return conn.execute(
+        "select id, live, lines from subjects where space = ? and subject = ?", (space, subject)
+    ).fetchone()
 
 
 def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tuple[Recall, Trace | None]:
     """Choose the notes for one query (a transaction function: reads only); `placed` is the query as the
     meaning tier placed it, if it did (see `mneme_core.meaning`)."""
+    return ranked(conn, ask, person(conn, ask.space, ask.subject), placed)
+
+
+def ranked(
+    conn: sqlite3.Connection, ask: Ask, who: tuple[int, int, int] | None, placed: Placed | None = None
+) -> tuple[Recall, Trace | None]:
+    """`rank`, for the person `who` (`person`) read already."""
     tier = "embeddings" if placed is not None else "words"
-    sid = subject_id(conn, ask.space, ask.subject)
-    if sid is None or ask.limit <= 0:
+    if who is None or ask.limit <= 0:
         return Recall(ask.query, [], [], tier), None
+    sid, live = who[0], who[1]
     query_terms = ask.terms()
     filler = _Filler(ask)
-    if overview.general(text.terms(ask.query)) or (not query_terms and placed is None):
+    if overview.general(ask.asked) or (not query_terms and placed is None):
         where, narrow = ask.narrowed()
         overview.fill(
             conn,
@@ -642,58 +815,40 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
             where=where,
             params=narrow,
         )
-        return Recall(ask.query, filler.chosen, filler.skipped, tier, overview=True), Trace(sid, ())
-    (live,) = conn.execute("select live from subjects where id = ?", (sid,)).fetchone()
-    matches = _matches(conn, ask, sid, live, query_terms, placed)
+        chosen, skipped = filler.done(conn)
+        return Recall(ask.query, chosen, skipped, tier, overview=True), Trace(sid, ())
+    matches, listed = _matches(conn, ask, sid, live, query_terms, placed)
     strong = [m for m in matches if m.score >= 0]
-    # 5 is the top importance
-    pinned = _listed(conn, ask, sid, "importance = 5 order by id desc limit :limit", 4 * ask.limit)
+    pinned = listed.pinned
     # While anything matches, pinned notes take at most a third of the slots and of the budget first.
     first = pinned[: ask.limit // 3] if strong else pinned
-    for note in first:
-        if not strong or filler.used + len(note.text) <= ask.budget // 3:
-            filler.offer(note, 0.0, "pinned")
+    for row in first:
+        if not strong or filler.used + row[_LENGTH] <= ask.budget // 3:
+            filler.offer(row, 0.0, "pinned")
     for m in strong:
-        filler.offer(m.note, m.score, m.why, m.matched)
-    for note in pinned:
-        filler.offer(note, 0.0, "pinned")
-    if ask.important > 0:
-        important = _listed(
-            conn,
-            ask,
-            sid,
-            "importance >= 4 and kind in ('fact', 'preference') "
-            "order by importance desc, id desc limit :limit",
-            ask.important + ask.limit,
-        )
+        filler.offer(m.row, m.score, m.why, m.matched)
+    for row in pinned:
+        filler.offer(row, 0.0, "pinned")
+    extras = ((listed.important, ask.important, "important"), (listed.recent, ask.recent, "recent"))
+    for rows, extra, why in extras:
         added = 0
-        for note in important:
-            if added < ask.important and filler.offer(note, 0.0, "important", quiet=True):
-                added += 1
-    if ask.recent > 0:
-        recent = _newest(conn, ask, sid, ask.recent + ask.limit, fading=True)
-        added = 0
-        for note in recent:
-            if added < ask.recent and filler.offer(note, 0.0, "recent", quiet=True):
+        for row in rows:
+            if added < extra and filler.offer(row, 0.0, why, quiet=True):
                 added += 1
     for m in matches:
-        if m.note.id not in filler.taken:
-            filler.skip(m.note, "too little in common with the query")
-    matched_ids = {m.note.id for m in matches}
+        if m.id not in filler.taken:
+            filler.skip(m.row, "too little in common with the query")
+    matched_ids = {m.id for m in matches}
     shown = 0
-    for note in _newest(conn, ask, sid, 12):
-        if shown < UNMATCHED_SHOWN and note.id not in matched_ids and note.id not in filler.taken:
-            filler.skip(note, "nothing in common with the query")
+    for row in listed.newest:
+        if shown < UNMATCHED_SHOWN and row[0] not in matched_ids and row[0] not in filler.taken:
+            filler.skip(row, "nothing in common with the query")
             shown += 1
-    recall = Recall(ask.query, filler.chosen, filler.skipped, tier)
+    chosen, skipped = filler.done(conn)
+    recall = Recall(ask.query, chosen, skipped, tier)
     # What a match or a link chose is used; what the follow-up query alone lent ("through a match") is not.
-    used = tuple(r.note.id for r in filler.chosen if r.why.startswith(("matched", "similar", "through #")))
+    used = tuple(r.note.id for r in chosen if r.why.startswith(("matched", "similar", "through #")))
     return recall, Trace(sid, used, ask.conversation)
-
-
-def _newest(conn: sqlite3.Connection, ask: Ask, sid: int, limit: int, *, fading: bool = False) -> list[Note]:
-    where, narrow = ask.narrowed()
-    return newest(conn, ask.subject, sid, limit, fading=fading, where=where, params=narrow)
 
 
 def _lent(

@@ -24,17 +24,15 @@ Each recalled line carries why it was chosen ("matched: leah, engaged", "beside 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .. import text
 from ..meaning.vectors import LINES as LINE_VECTORS
 from ..memory import hops, index, overview
 from ..memory import recall as notes_recall
-from ..memory.notes import subject_id
 from ..memory.recall import (
     DAY,
     FADED,
@@ -83,26 +81,28 @@ class _Candidate:
 def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tuple[Recall, Trace | None]:
     """What is remembered for one query (a transaction function: reads only): the notes
     (`memory.recall.rank`), and the lines of the transcript beside them, each within its own budget."""
-    found, trace = notes_recall.rank(conn, ask, placed)
-    if ask.lines <= 0 or found.overview:
-        return found, trace
-    sid = subject_id(conn, ask.space, ask.subject)
-    if sid is None:
+    who = notes_recall.person(conn, ask.space, ask.subject)
+    found, trace = notes_recall.ranked(conn, ask, who, placed)
+    if ask.lines <= 0 or found.overview or who is None:
         return found, trace
     query_terms = ask.terms()
-    if not query_terms or overview.general(text.terms(ask.query)):
+    if not query_terms or overview.general(ask.asked):
         return found, trace
-    return replace(found, lines=choose(conn, ask, sid, query_terms, placed)), trace
+    sid, _notes, lines = who
+    return replace(found, lines=choose(conn, ask, sid, lines, query_terms, placed)), trace
 
 
 def choose(
-    conn: sqlite3.Connection, ask: Ask, sid: int, query_terms: list[str], placed: Placed | None = None
+    conn: sqlite3.Connection,
+    ask: Ask,
+    sid: int,
+    live: int,
+    query_terms: list[str],
+    placed: Placed | None = None,
 ) -> list[RecalledLine]:
-    """The person's lines for this query, best first, within `ask.lines` and `ask.line_budget`."""
-    if ask.lines <= 0 or not query_terms:
-        return []
-    (live,) = conn.execute("select lines from subjects where id = ?", (sid,)).fetchone()
-    if not live:
+    """The person's lines for this query (`live`: how many of them are indexed), best first, within
+    `ask.lines` and `ask.line_budget`."""
+    if ask.lines <= 0 or not query_terms or not live:
         return []
     shown = _shown(conn, ask)
     where, narrow = ask.narrowed_lines("n.")
@@ -133,11 +133,9 @@ def choose(
     strongest = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))[: ask.lines]
     for line_id, share in lent.items():  # a share of the best score, on the scale fusion left
         found.setdefault(line_id, _Candidate(line_id, 0.0, 0.0, ())).hop = share * strongest[0].score
+    context = _neighbours(conn, ask, sid, [match.line_id for match in strongest])
     for match in strongest:
-        line = lines.get(match.line_id)
-        if line is None:
-            continue
-        for near in _neighbours(conn, ask, sid, line):
+        for near in context.get(match.line_id, ()):
             if near in shown:
                 continue
             entry = found.setdefault(near, _Candidate(near, 0.0, 0.0, ()))
@@ -233,27 +231,27 @@ _MINE = (
 )
 
 
-def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line: Line) -> list[int]:
-    """The person's lines just before and just after this one, in its conversation."""
-    found = []
+@lru_cache(maxsize=64)
+def _context(where: str) -> str:
+    """The statement `_neighbours` reads: for each line asked, the ids of the person's `CONTEXT` lines just
+    before it (nearest first) and just after it, in its conversation, within the filters (`where` on `l.`)."""
+    near = [
+        "(select l.id from lines l where l.space = :space and l.conversation = x.conversation "
+        f"and l.id {op} x.id and l.addressed = 1 and {_MINE}{where} "
+        f"order by l.id {order} limit 1 offset {at})"
+        for op, order in (("<", "desc"), (">", "asc"))
+        for at in range(CONTEXT)
+    ]
+    return f"select x.id, {', '.join(near)} from lines x where x.id in (select value from json_each(:ids))"
+
+
+def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line_ids: list[int]) -> dict[int, list[int]]:
+    """The person's lines just before and just after each of these, in its conversation (one statement)."""
     where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
-    for op, order in (("<", "desc"), (">", "asc")):
-        found += [
-            row[0]
-            for row in conn.execute(
-                f"select l.id from lines l where l.space = :space and l.conversation = :c and l.id {op} :id "
-                f"and l.addressed = 1 and {_MINE}{where} order by l.id {order} limit :n",
-                {
-                    "space": ask.space,
-                    "c": line.conversation,
-                    "id": line.id,
-                    "sid": sid,
-                    "n": CONTEXT,
-                    **narrow,
-                },
-            )
-        ]
-    return found
+    rows = conn.execute(
+        _context(where), {"space": ask.space, "sid": sid, "ids": notes_recall.ids_json(line_ids), **narrow}
+    )
+    return {row[0]: [near for near in row[1:] if near is not None] for row in rows}
 
 
 def _read(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Line]:
@@ -262,6 +260,6 @@ def _read(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Line]:
     rows = conn.execute(
         f"select {COLUMNS} from lines l left join subjects s on s.id = l.subject_id "
         "where l.id in (select value from json_each(?))",
-        (json.dumps(list(ids)),),
+        (notes_recall.ids_json(ids),),
     )
     return {row[0]: _line(row) for row in rows}
