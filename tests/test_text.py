@@ -155,6 +155,27 @@ def test_chinese_stop_pairs_and_characters_are_left_out():
     assert text.terms("你在哪") == []
 
 
+def test_a_degree_words_characters_are_not_terms_where_they_make_it():
+    # 特别 ("especially") and 非常 ("very") are degree words: neither they nor their characters are terms
+    # there, so "特别好吃" does not match every note that says 特别; elsewhere the characters still count.
+    assert text.terms("特别好吃") == ["别好", "好吃", "好", "吃"]
+    assert text.terms("非常冷") == ["常冷", "冷"]
+    assert "常" in text.terms("我常去") and "别" in text.terms("别人")
+
+
+def test_a_degree_word_no_longer_brings_up_every_note_that_has_it(mneme):
+    subject = "telegram:8"
+    cat = mneme.remember(subject, "我特别喜欢我家的橘猫", kind="fact")
+    noodles = mneme.remember(subject, "我最爱吃牛肉面", kind="fact")
+    for other in ("我在杭州当老师", "我每周去游泳", "我有一个弟弟"):
+        mneme.remember(subject, other, kind="fact")
+
+    chosen = mneme.recall(subject, "那碗牛肉面特别好吃", log=False).chosen
+
+    assert chosen[0].note.id == noodles.id
+    assert cat.id not in [r.note.id for r in chosen]  # it shared only 特别
+
+
 def test_two_korean_particle_syllables_still_make_a_pair():
     assert text.terms("도로") == ["도로"]  # "road", though 도 and 로 are particles on their own
 
@@ -358,7 +379,7 @@ def test_use_jieba_without_jieba_is_off_and_keeps_the_version(monkeypatch, jieba
     monkeypatch.setitem(sys.modules, "jieba", None)  # import jieba now raises ImportError
     before = text.version()
     assert text.use_jieba() is False
-    assert text.version() == before == text.TERMS_VERSION == "mneme-terms-3"
+    assert text.version() == before == text.TERMS_VERSION == "mneme-terms-4"
     assert text.terms("考试没考好") == ["考试", "试没", "没考", "考好", "考", "试", "好"]
 
 
@@ -371,14 +392,14 @@ def test_use_jieba_adds_its_words_and_changes_the_version(monkeypatch, jieba_off
     monkeypatch.setitem(sys.modules, "jieba", fake)
 
     assert text.use_jieba() is True
-    assert text.version() == "mneme-terms-3+jieba-9.9"
+    assert text.version() == "mneme-terms-4+jieba-9.9"
     found = text.terms("考试没考好")
     assert found[-1] == "没考好"  # jieba's words come after pairs and characters
     assert "没" not in found and "我们" not in found
     assert text.terms("ねこ") == ["ねこ"]  # jieba is only asked about runs with Han characters
 
     assert text.use_jieba(False) is False
-    assert text.version() == "mneme-terms-3"
+    assert text.version() == "mneme-terms-4"
     assert "没考好" not in text.terms("考试没考好")
 
 
