@@ -112,13 +112,19 @@ class Transactions:
                     if item.wipe and item.error is None:
                         item.error = err
 
+    def _broken(self, conn: Any) -> bool:
+        """Whether the connection itself is lost (a server's): then a write's error is the connection's, and
+        the store runs the batch again on a new one rather than hand the error to the write."""
+        return False
+
     def _commit_alone(self, conn: Any, item: Queued) -> None:
         try:
             with self._committing(conn):
                 try:
                     item.result = item.work(conn, *item.args)
                 except Exception as err:  # this write fails: its transaction is rolled back whole
-                    item.error = err
+                    if not self._broken(conn):
+                        item.error = err
                     raise
         except Exception as err:
             if item.error is not err:  # what rode along, or the commit, failed: as for a batch

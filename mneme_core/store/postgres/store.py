@@ -188,6 +188,9 @@ class PostgresStore(Transactions, Closing):
             raise
         conn.committing = False
 
+    def _broken(self, conn: Connection) -> bool:
+        return conn.broken
+
     def _rollback(self, conn: Connection) -> None:
         if not conn.broken and conn.in_transaction:
             conn.execute("rollback")
