@@ -146,22 +146,22 @@ def import_rows(conn: sqlite3.Connection, space: str, rows: Iterable[object]) ->
     for row in rows:
         if not isinstance(row, Mapping):
             continue
-        said, at = row.get("text"), row.get("at")
-        if not isinstance(said, str) or text.is_blank(said):
+        said, at = row.get("text"), dates.seconds_or_none(row.get("at"))
+        if not isinstance(said, str) or at is None:
             continue
-        if not isinstance(at, int | float) or isinstance(at, bool) or at != at or abs(at) > 1e11:
+        said = _text(said)
+        if text.is_blank(said):
             continue
-        said = text.clip(text.clean(said), ENTRY_LIMIT)
         source = row.get("source") if row.get("source") in (COMPANION, DAILY) else COMPANION
         known = conn.execute(
             "select 1 from journal where space = ? and at = ? and source = ? and text = ?",
-            (space, float(at), source, said),
+            (space, at, source, said),
         ).fetchone()
         if known is not None:
             continue
         about = row.get("about")
         who = [s for v in (about if isinstance(about, list) else []) if (s := subject_or_none(v))]
-        write(conn, space, said, source, who, float(at))
+        write(conn, space, said, source, who, at)
         added += 1
     return added
 
