@@ -62,10 +62,12 @@ class Checkpointer:
         self.limit = limit
         self.runs = 0  # checkpoints done by the thread (for tests and reports)
         self.caught_up = 0  # checkpoints finished by a writer so the WAL could start over
+        self.over = 0  # commits that found the WAL past `limit` (each should be followed by a catch-up)
         self._writes = 0
         self._wake = threading.Event()
         self._stopping = False
         self._lock = threading.Lock()
+        self._copying = threading.Lock()  # one checkpoint of this process at a time (thread or writer)
         self._thread: threading.Thread | None = None
 
     def wrote(self, conn: sqlite3.Connection) -> None:
@@ -81,11 +83,19 @@ class Checkpointer:
         except OSError:
             return
         if size > self.limit:
+            self.over += 1
+            # Waits for the thread's checkpoint, if one is running, instead of giving up: SQLite answers busy
+            # to a second checkpoint at once, and a writer that went on meanwhile grew the WAL past `LIMIT`
+            # by every commit the thread's copy took (0.9 MB over it, measured on a loaded machine).
+            if not self._copying.acquire(timeout=self.busy_timeout):
+                return
             try:
                 busy, frames, copied = conn.execute("pragma wal_checkpoint(passive)").fetchone()
-            except sqlite3.Error as err:  # the thread or another process is checkpointing: next commit
+            except sqlite3.Error as err:  # another process is checkpointing: the next commit tries again
                 log.debug("checkpointing %s: %s", self.path, err)
                 return
+            finally:
+                self._copying.release()
             self.caught_up += not busy and frames == copied
 
     def wipe(self, conn: sqlite3.Connection) -> bool:
@@ -123,7 +133,8 @@ class Checkpointer:
                 if self._stopping:
                     break
                 try:
-                    conn.execute("pragma wal_checkpoint(passive)").fetchone()
+                    with self._copying:
+                        conn.execute("pragma wal_checkpoint(passive)").fetchone()
                     self.runs += 1
                 except sqlite3.Error as err:  # busy or locked: the next wake-up tries again
                     log.debug("checkpointing %s: %s", self.path, err)
