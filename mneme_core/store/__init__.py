@@ -47,7 +47,7 @@ from .closing import Closing
 from .location import is_url
 from .transactions import Queued, Storage, Transactions
 from .turns import Late, Turn
-from .workers import LATER, NOW, READERS, Workers
+from .workers import READERS, Workers
 
 log = logging.getLogger(__name__)
 
@@ -306,34 +306,9 @@ class Store(Transactions, Closing):
             conn = self._conn()
             return self._retrying(lambda: self._read_txn(conn, work, args))
 
-    async def awrite(self, work: Work[T], *args: Any) -> T:
-        """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop.
-
-        Writes that wait together are committed together (group commit): each runs in a savepoint of one
-        transaction, so one that fails is rolled back alone, and none returns before the commit holding
-        it succeeded. A bot writing for many people at once pays one commit per batch, not per note.
-        """
-        return await self._awrite(Queued(work, args))
-
-    async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
-        """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
-        return await self._awrite(Queued(work, args, wipe=True))
-
-    async def _awrite(self, item: Queued) -> Any:
-        self._open_or_raise()
-        with self._queue_lock:
-            self._queue.append(item)
-        await self._writer.run(self._drain_here)
-        if item.error is not None:
-            with self._translating():
-                raise item.error
-        return item.result
-
-    def _drain_here(self) -> None:
-        self._drain(self._conn())
-
-    def _drain(self, conn: sqlite3.Connection) -> None:
+    def _drain_queue(self) -> None:
         """Commit every write waiting in the queue (on the writer's thread); each finds its own outcome."""
+        conn = self._conn()
         with self._queue_lock:
             batch, self._queue = self._queue, []
         if not batch:
@@ -347,18 +322,6 @@ class Store(Transactions, Closing):
                     item.result, item.error = None, err
             return
         self.checkpointer.wrote(conn)
-
-    async def aread(self, work: Work[T], *args: Any) -> T:
-        """Run `work(conn, *args)` in a read snapshot on the reader's thread, off the event loop."""
-        self._open_or_raise()
-        return await self._readers.run(self.read, work, *args)
-
-    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
-        """`work(*args)` on a reader thread, in no transaction: for code that reads through `read` there
-        (see `twins`) and whose plain work should not run on the event loop. `later`: work off a reply's
-        path, which waits for the reads on one (see `workers.LATER`)."""
-        self._open_or_raise()
-        return await self._readers.run(work, *args, place=LATER if later else NOW)
 
     # -- closing (`closing.Closing`) ---------------------------------------------------------------------
 

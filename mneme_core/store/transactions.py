@@ -12,12 +12,14 @@ PostgreSQL database. A connection is whatever the backend hands its functions: S
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..errors import BusyError
+from .workers import LATER, NOW, Workers
 
 T = TypeVar("T")
 Work = Callable[..., T]
@@ -66,13 +68,62 @@ class Queued:
 
 
 class Transactions:
-    """The commit and group commit both stores share; a store gives `piggyback` and `_wipe` (and may say
-    how it commits and rolls back)."""
+    """The commit, the group commit and the calls off the event loop both stores share; a store gives
+    `piggyback`, its queue and threads, `read`, `_drain_queue`, `_failure` and `_wipe` (and may say how it
+    commits and rolls back)."""
 
     piggyback: list[Callable[[Any], None]]
+    _queue: list[Queued]
+    _queue_lock: threading.Lock
+    _writer: Workers
+    _readers: Workers
+    read: Callable[..., Any]
+    _open_or_raise: Callable[[], None]  # `closing.Closing`'s
+    _drain_queue: Callable[[], None]  # commit every write waiting in `_queue`, on the writer's thread
+
+    def _failure(self, err: BaseException) -> BaseException:
+        """`err` as the caller should see it (the store's own errors), or itself."""
+        return err
 
     def _wipe(self, conn: Any) -> None:
         raise NotImplementedError
+
+    async def aread(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a read snapshot on a reader's thread, off the event loop."""
+        self._open_or_raise()
+        return await self._readers.run(self.read, work, *args)
+
+    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
+        """`work(*args)` on a reader thread, in no transaction: for code that reads through `read` there
+        (see `twins`) and whose plain work should not run on the event loop. `later`: work off a reply's
+        path, which waits for the reads on one (see `workers.LATER`)."""
+        self._open_or_raise()
+        return await self._readers.run(work, *args, place=LATER if later else NOW)
+
+    async def awrite(self, work: Work[T], *args: Any) -> T:
+        """Run `work(conn, *args)` in a write transaction on the writer's thread, off the event loop.
+
+        Writes that wait together are committed together (group commit): each runs in a savepoint of one
+        transaction, so one that fails is rolled back alone, and none returns before the commit holding
+        it succeeded. A bot writing for many people at once pays one commit per batch, not per note.
+        """
+        return await self._awrite(Queued(work, args))
+
+    async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
+        """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
+        return await self._awrite(Queued(work, args, wipe=True))
+
+    async def _awrite(self, item: Queued) -> Any:
+        self._open_or_raise()
+        with self._queue_lock:
+            self._queue.append(item)
+        await self._writer.run(self._drain_queue)
+        if item.error is not None:
+            failure = self._failure(item.error)
+            if failure is item.error:
+                raise item.error
+            raise failure from item.error
+        return item.result
 
     @contextmanager
     def _committing(self, conn: Any, carry: bool = True) -> Iterator[None]:

@@ -3,9 +3,9 @@
 A `Workers` is a few daemon threads taking jobs from one queue; each thread keeps its own SQLite connection
 (`Store._conn`), and a job's outcome goes back to the event loop that asked (`call_soon_threadsafe`), so
 one pool serves any loop. The store has two: one writer (writes that wait together are committed together,
-see `Store._drain`) and `READERS` readers, so in WAL mode a read never waits behind a write, and two reads
-run at once: SQLite lets go of the GIL while it steps, so on two cores one read's SQL runs beside another's
-Python.
+see `Store._drain_queue`) and `READERS` readers, so in WAL mode a read never waits behind a write, and two
+reads run at once: SQLite lets go of the GIL while it steps, so on two cores one read's SQL runs beside
+another's Python.
 
 This replaced aiosqlite's one thread per connection: a hop there cost about the same (a queue, a future,
 the loop woken), but only one reader could run at a time, and under 1,000 people at once the reader was the

@@ -41,7 +41,7 @@ from .. import schema as file_schema
 from ..closing import Closing
 from ..location import redacted, server_of
 from ..transactions import Queued, Transactions
-from ..workers import LATER, NOW, Workers
+from ..workers import Workers
 from . import schema, vectors
 from .connection import Connection, opened, psycopg
 
@@ -247,35 +247,7 @@ class PostgresStore(Transactions, Closing):
         """Run `work(conn, *args)` in one consistent snapshot."""
         return self._attempts(lambda conn: self._read_txn(conn, work, args))
 
-    async def aread(self, work: Work[T], *args: Any) -> T:
-        self._open_or_raise()
-        return await self._readers.run(self.read, work, *args)
-
-    async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
-        """`work(*args)` on a reader thread, in no transaction (see `Store.aside`)."""
-        self._open_or_raise()
-        return await self._readers.run(work, *args, place=LATER if later else NOW)
-
-    async def awrite(self, work: Work[T], *args: Any) -> T:
-        """`write` off the event loop; writes that wait together are committed together."""
-        return await self._awrite(Queued(work, args))
-
-    async def awrite_for_good(self, work: Work[T], *args: Any) -> T:
-        return await self._awrite(Queued(work, args, wipe=True))
-
-    async def _awrite(self, item: Queued) -> Any:
-        self._open_or_raise()
-        with self._queue_lock:
-            self._queue.append(item)
-        await self._writer.run(self._drain)
-        if item.error is not None:
-            failure = self._failure(item.error)
-            if failure is item.error:
-                raise item.error
-            raise failure from item.error
-        return item.result
-
-    def _drain(self) -> None:
+    def _drain_queue(self) -> None:
         """Commit every write waiting in the queue (on the writer's thread); each finds its own outcome."""
         with self._queue_lock:
             batch, self._queue = self._queue, []
