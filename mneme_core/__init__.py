@@ -2,7 +2,7 @@
 
 `Mneme(path, space=...)` is the companion's memory; `aprompt(subject, query)` gives the block for the
 system prompt before each reply and `aobserve(subject, exchange)` the judgement after it. See README.md for
-a tour and DESIGN.md for the map.
+a tour and `docs/design.md` for the map.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ itself: it calls through here, which runs each implementation on its own, in plu
 
 `acall` collects (the implementations' awaitables run concurrently; the results keep the call order),
 `afirst` stops at the first answer, one implementation at a time, so a `tryfirst` plugin can pre-empt the
-rest. `call` is the plain twin of `acall`: an awaitable an implementation returns is run to its end on a
+rest. Both take `within`, seconds an implementation's awaitable may take: one that takes longer is logged,
+named, and passed over like one that raised (the bot layer bounds the hooks on a message's path so).
+`call` is the plain twin of `acall`: an awaitable an implementation returns is run to its end on a
 private event loop (`decide.run`), so a plain caller honours async plugins too (better call from async
 code: an async plugin's resources then live on the caller's loop).
 
@@ -89,16 +91,30 @@ def failed(hook: HookCaller, impl: HookImpl, err: BaseException, outcome: str = 
     )
 
 
-async def _settle(hook: HookCaller, impl: HookImpl, value: Any) -> Any:
-    """An awaitable result, or None (nothing to add) when it raised."""
+class PluginTimeout(TimeoutError):
+    """A plugin's awaitable took longer than the caller's `within`."""
+
+
+async def _awaited(value: Any, within: float | None) -> Any:
+    """`await_me_maybe(value)`, within `within` seconds when given (else `PluginTimeout`)."""
+    if within is None or not inspect.isawaitable(value):
+        return await await_me_maybe(value)
     try:
-        return await value
+        return await asyncio.wait_for(value, within)
+    except TimeoutError as err:
+        raise PluginTimeout(f"no answer within {within:g} s") from err
+
+
+async def _settle(hook: HookCaller, impl: HookImpl, value: Any, within: float | None = None) -> Any:
+    """An awaitable result, or None (nothing to add) when it raised or took longer than `within`."""
+    try:
+        return await _awaited(value, within)
     except Exception as err:  # a plugin boundary: its failure costs its own contribution only
         failed(hook, impl, err)
         return None
 
 
-async def aeach(hook: HookCaller, /, **kwargs: Any) -> list[tuple[str, Any]]:
+async def aeach(hook: HookCaller, /, *, within: float | None = None, **kwargs: Any) -> list[tuple[str, Any]]:
     """(plugin name, result) for every implementation, in call order, awaited, without the Nones and the
     failures. The awaitables run concurrently: one at a time would make a slow plugin delay the others."""
     _check(hook, kwargs)
@@ -114,25 +130,32 @@ async def aeach(hook: HookCaller, /, **kwargs: Any) -> list[tuple[str, Any]]:
             waiting.append(len(results))
         results.append((impl, value))
     if waiting:
-        settled = await asyncio.gather(*(_settle(hook, *results[n]) for n in waiting))
+        settled = await asyncio.gather(*(_settle(hook, *results[n], within) for n in waiting))
         for n, value in zip(waiting, settled, strict=True):
             results[n] = (results[n][0], value)
     return [(impl.plugin_name, value) for impl, value in results if value is not None]
 
 
-async def acall(hook: HookCaller, /, **kwargs: Any) -> list[Any]:
+async def acall(hook: HookCaller, /, *, within: float | None = None, **kwargs: Any) -> list[Any]:
     """Every implementation's result, in call order, awaited, without the Nones and the failures."""
-    return [value for _, value in await aeach(hook, **kwargs)]
+    return [value for _, value in await aeach(hook, within=within, **kwargs)]
 
 
-async def afirst(hook: HookCaller, accept: Callable[[Any], Any] | None = None, /, **kwargs: Any) -> Any:
+async def afirst(
+    hook: HookCaller,
+    accept: Callable[[Any], Any] | None = None,
+    /,
+    *,
+    within: float | None = None,
+    **kwargs: Any,
+) -> Any:
     """The first result that is not None, asking one implementation at a time in call order; else None.
     `accept(result)` may check or convert each answer: one it raises on is logged, naming the plugin, and
     the next plugin gets its turn."""
     _check(hook, kwargs)
     for impl in impls(hook):
         try:
-            value = await await_me_maybe(invoke(impl, kwargs))
+            value = await _awaited(invoke(impl, kwargs), within)
             if value is not None:
                 return value if accept is None else accept(value)
         except Exception as err:  # a plugin boundary: the next plugin gets its turn

@@ -23,7 +23,7 @@ hook wrappers are refused: they would see coroutines, not results. The families,
 - events (`startup`, `shutdown`, `track_event`): every plugin is told; what they return is ignored.
 
 Call order is pluggy's: the plugin registered last is called first, `tryfirst` before and `trylast` after
-the rest. Built-in behaviour is registered the same way from `mneme_core.default_plugins`, its fallbacks
+the rest. Built-in behaviour is registered the same way from `mneme_core.bot.default_plugins`, its fallbacks
 `trylast`, so any plugin can go before them. A plugin that raises is named in the log and skipped; it never
 takes the reply down with it. `docs/plugin_hooks.md` describes each hook at length.
 """
@@ -59,7 +59,7 @@ def shutdown(mneme):
 @hookspec
 def register_adapters(register):
     """Return None (sync only). Call `register(factory, name=None)` for each chat platform adapter: a
-    subclass of `mneme_core.adapters.Adapter` or any `factory(settings) -> Adapter`; the name defaults to
+    subclass of `mneme_core.bot.Adapter` or any `factory(settings) -> Adapter`; the name defaults to
     `factory.name`. `settings` is the `[adapters.<name>]` table, secrets still as references."""
 
 

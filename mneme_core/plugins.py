@@ -82,6 +82,7 @@ DISTRIBUTION = "mneme-bots"
 LOAD_PLUGINS = "MNEME_LOAD_PLUGINS"
 TRACE_PLUGINS = "MNEME_TRACE_PLUGINS"
 BOT_FAMILIES = frozenset({"adapters", "providers"})
+TRACK_WITHIN = 5.0  # seconds a `track_event` implementation may take before it is left behind
 """The bot layer's registries: collected when a bot starts (`bot.hooks.ready`), never by the engine."""
 FALSE = frozenset({"", "0", "false", "no", "off"})
 
@@ -373,8 +374,10 @@ class Manager(pluggy.PluginManager):
         return run(lambda: self.afilter_note(mneme, subject, note))
 
     async def atrack(self, mneme: Any, event: Event) -> None:
-        """Tell every plugin of an event; what they return is ignored, what they raise is logged."""
-        await calling.acall(self.hook.track_event, mneme=mneme, event=event)
+        """Tell every plugin of an event; what they return is ignored, what they raise is logged, and one
+        that takes over `TRACK_WITHIN` seconds is logged and left behind (an event must not hold up the
+        write or the message it is about)."""
+        await calling.acall(self.hook.track_event, within=TRACK_WITHIN, mneme=mneme, event=event)
 
     def track(self, mneme: Any, event: Event) -> None:
         """`atrack` for plain code (the facade's plain twins): sync plugins are called as they are."""

@@ -325,6 +325,36 @@ async def test_track_event_sees_each_step(mneme: Mneme, manager: Manager) -> Non
     assert seen[0].at == mneme.clock()
 
 
+async def test_a_hung_resolve_subject_or_track_event_plugin_does_not_hold_up_the_reply(
+    mneme: Mneme, manager: Manager, monkeypatch, caplog
+) -> None:
+    """Both hooks are awaited on the message's path: a plugin that never answers is passed over after
+    `prompt_timeout` (the subject) and `TRACK_WITHIN` (each event), named in the log, and the reply goes
+    out to the person's own memory."""
+    monkeypatch.setattr("mneme_core.plugins.TRACK_WITHIN", 0.05)
+    forever = asyncio.Event()
+
+    class Hung:
+        @hookimpl
+        async def resolve_subject(self, platform, user_id):
+            await forever.wait()
+
+        @hookimpl
+        async def track_event(self, event):
+            await forever.wait()
+
+    manager.register(Hung(), name="hung")
+    adapter = FakeAdapter()
+    runner = runner_for(mneme, Scripted(), manager, prompt_timeout=0.2)
+    with caplog.at_level(logging.WARNING, logger="mneme_core.calling"):
+        outcome = await asyncio.wait_for(runner.handle(adapter, message("hello")), 10)
+        await asyncio.wait_for(runner.aclose(), 10)
+    assert outcome.status == "replied" and outcome.subject == "fake:42"
+    assert adapter.texts() == list(outcome.parts)
+    assert "plugin hung failed in hook resolve_subject (answer passed over): PluginTimeout" in caplog.text
+    assert "plugin hung failed in hook track_event (skipped): PluginTimeout" in caplog.text
+
+
 async def test_serve_starts_and_stops_adapters_and_tells_plugins(mneme: Mneme, manager: Manager) -> None:
     told: list[str] = []
 

@@ -3,8 +3,8 @@ time across every process on the file.
 
 A chore is a named job: `Chore(name, work, every=seconds)` or `Chore(name, work, at=(hour, minute))` (each
 day at that time in the companion's zone), with a `timeout`. The runner keeps one `Chores` and adds its
-jobs to it: the health check (`health_check`, from `check.schedule`: 04:00 by default) and tending
-(`tending`, from `lifecycle.schedule`: 03:30 by default; `mneme_core.tending`).
+jobs to it: the health check (`check`, made by `health_check` from `check.schedule`: 04:00 by default) and
+tending (`tend`, made by `tending` from `lifecycle.schedule`: 03:30 by default; `mneme_core.tending`).
 
 How a chore runs. Every `TICK` seconds (and once at start) the scheduler looks at each chore not running in
 this process and claims its lease (`store.leases`, the row `chore:<name>` of the companion's space) in one

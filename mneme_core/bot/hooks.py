@@ -54,11 +54,11 @@ def ready(manager: Manager) -> Manager:
     return manager
 
 
-async def resolve_subject(manager: Manager, platform: str, user_id: str) -> str:
+async def resolve_subject(manager: Manager, platform: str, user_id: str, within: float | None = None) -> str:
     """The subject of a platform user: the first plugin's answer that is a valid subject, else
-    `platform:user_id`."""
+    `platform:user_id`. A plugin that takes over `within` seconds is passed over, as one that fails."""
     found = await calling.afirst(
-        manager.hook.resolve_subject, checked_subject, platform=platform, user_id=user_id
+        manager.hook.resolve_subject, checked_subject, within=within, platform=platform, user_id=user_id
     )
     return found if found is not None else subject_for(platform, user_id)
 

@@ -124,8 +124,9 @@ class Turns:
         return incoming.is_direct or incoming.addressed or self.settings.groups == "all"
 
     async def subject(self, platform: str, user_id: str) -> str:
-        """Whose memory a platform user's is (`resolve_subject`, else `platform:user_id`)."""
-        return await hooks.resolve_subject(self.plugins, platform, user_id)
+        """Whose memory a platform user's is (`resolve_subject`, else `platform:user_id`); a plugin that
+        does not answer within `prompt_timeout` is passed over, as one that fails."""
+        return await hooks.resolve_subject(self.plugins, platform, user_id, self.settings.prompt_timeout)
 
     def turn(self, incoming: Incoming, subject: str) -> Turn:
         """The message's turn, its line not kept yet (`keep`)."""
