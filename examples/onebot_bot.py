@@ -13,8 +13,9 @@ bridge's access token (required when ONEBOT_HOST is not loopback); ONEBOT_PORT c
    the one configured in the companion's file (`[plugins.openai]`), else an offline stand-in that shows the
    memory block. The same as `mneme --config bot.toml run onebot`.
 2. Your own bot: `adapter.listen(handler)` hands you every message (in groups too, `incoming.addressed`
-   says whether it was to the bot); you ask Mneme for the memory block, call your model, reply with
-   `adapter.reply`, and let Mneme observe the exchange in the background.
+   says whether it was to the bot); `Turns` keeps the line and gives the prompt (the memory block and the
+   conversation's earlier lines), you call your model and reply with `adapter.reply`, and `Turns.finish`
+   keeps the reply and observes the exchange in the background, as the runner and every drop-in mode do.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mneme_onebot import OneBotAdapter
 
 from mneme_core import Mneme
-from mneme_core.bot import Incoming, Runner, RunnerSettings, close_model, model_from_config
+from mneme_core.bot import Incoming, Runner, RunnerSettings, Turns, close_model, model_from_config
 
 PERSONA = "You are Mio, a warm companion who remembers what people tell you."
 
@@ -57,32 +59,33 @@ async def by_itself(m: Mneme) -> None:
     print(runner.report())
 
 
-async def my_model(system: str, text: str) -> str:
-    """Your own model call goes here (an HTTP API, a local model, NoneBot's LLM plugin...)."""
+async def my_model(messages: list[dict[str, str]]) -> str:
+    """Your own model call goes here (an HTTP API, a local model, NoneBot's LLM plugin...): the system
+    prompt (persona and memory block), the conversation's earlier lines, the current line."""
+    system, text = messages[0]["content"], messages[-1]["content"]
     remembered = [line[2:] for line in system.splitlines() if line.startswith("- ")]
     return f"You said: {text}" + (f" (I remember: {remembered[0]})" if remembered else "")
 
 
-async def own_bot(m: Mneme) -> None:
-    adapter = OneBotAdapter(settings())
-    observing: set[asyncio.Task[Any]] = set()
+def handler_for(adapter: OneBotAdapter, turns: Turns) -> Callable[[Incoming], Awaitable[None]]:
+    """What your bot does with each message: `Turns` around your own model call."""
 
     async def on_message(incoming: Incoming) -> None:
-        if not (incoming.is_direct or incoming.addressed):
-            return  # a group message to others: a bot of your own may still read it
-        subject = incoming.subject  # onebot:qq:10001, onebot:wechat:wxid_abc
-        block = await m.aprompt(subject, query=incoming.text, user_name=incoming.user_name)
-        reply = await my_model(f"{PERSONA}\n\n{block}", incoming.text)
+        turn = await turns.begin(incoming)  # onebot:qq:10001; the line kept, in groups too
+        if not turn.wanted:
+            return  # a group message to others: kept as the room's context, not answered
+        prompted = await turns.prompt(turn, PERSONA)
+        reply = await asyncio.wait_for(my_model(prompted.messages()), 120)
         await adapter.reply(incoming, reply)
-        exchange = [
-            {"role": "user", "content": incoming.text},
-            {"role": "assistant", "content": reply},
-        ]  # remembered after the reply went out, never on its path
-        task = asyncio.create_task(m.aobserve(subject, exchange, user_name=incoming.user_name or "the user"))
-        observing.add(task)
-        task.add_done_callback(observing.discard)
+        await turns.finish(turn, reply)  # observed after the reply went out, never on its path
 
-    await adapter.listen(on_message)
+    return on_message
+
+
+async def own_bot(m: Mneme) -> None:
+    adapter = OneBotAdapter(settings())
+    turns = Turns(m)  # the turn every adapter shares: the conversation kept, every wait bounded
+    await adapter.listen(handler_for(adapter, turns))
     print(f"listening on {adapter.config.host}:{adapter.port}; Ctrl-C to stop")
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
@@ -92,7 +95,7 @@ async def own_bot(m: Mneme) -> None:
         await stop.wait()
     finally:
         await adapter.stop()
-        await asyncio.gather(*observing, return_exceptions=True)
+        await turns.aclose(30)  # what is not observed by then waits in the file for the next start
 
 
 async def run(path: str, own: bool) -> None:

@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 import os
+import runpy
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,6 +26,7 @@ from aiohttp import web
 from mneme_onebot import cqcode
 
 from mneme_core import Mneme, hookimpl
+from mneme_core.bot import Turns
 from mneme_core.plugins import make_manager
 from mneme_core.runner import Runner, RunnerSettings, build_adapters
 
@@ -563,6 +565,56 @@ async def test_a_bot_of_ones_own_gets_every_message_and_replies(db_path: Path, c
         ("onebot:qq:10001", False, "777"),
         ("onebot:qq:10001", True, None),
     ]
+
+
+async def test_the_examples_own_bot_keeps_the_conversation_and_remembers(db_path: Path, clock) -> None:
+    """`examples/onebot_bot.py`'s own-bot mode goes through `Turns` like every drop-in: the room's line is
+    kept but not answered, the person's model gets the memory block and the earlier lines, and the
+    exchange is observed after the reply went out."""
+    example = runpy.run_path(str(Path(__file__).parent.parent / "examples" / "onebot_bot.py"))
+    adapter = mneme_onebot.OneBotAdapter({"port": 0})
+    m = Mneme(db_path, space="onebot", clock=clock, zone="UTC", complete=judge)
+    turns = Turns(m)
+    handler = example["handler_for"](adapter, turns)
+    handled: asyncio.Queue[str] = asyncio.Queue()
+
+    async def handled_then_told(incoming) -> None:
+        await handler(incoming)
+        handled.put_nowait(incoming.text)
+
+    await adapter.listen(handled_then_told)
+    try:
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(
+                f"http://127.0.0.1:{adapter.port}/ws", headers={"X-Self-ID": str(BOT)}
+            )
+            peer = Peer(ws)
+            await peer.event(v11("the weather is nice", group=777, mid=1))
+            await peer.event(v11("I adopted a cat called Mochi", mid=2))
+            first = await peer.serve()
+            assert text(first["params"]["message"]) == "You said: I adopted a cat called Mochi"
+            assert [await asyncio.wait_for(handled.get(), 10) for _ in range(2)][
+                -1
+            ] == "I adopted a cat called Mochi"
+            assert await turns.drain(10)
+            assert [n.text for n in await m.anotes("onebot:qq:10001")] == ["Adopted a cat called Mochi."]
+            await peer.event(v11("what do you remember?", mid=3))
+            second = await peer.serve()
+            assert "(I remember: Adopted a cat called Mochi.)" in text(second["params"]["message"])
+            await ws.close()
+        assert await turns.drain(10)
+    finally:
+        await adapter.stop()
+        await turns.aclose(5)
+        m.close()
+    lines = m_lines(db_path, clock)
+    assert ("user", "Leo in group 777: the weather is nice") in lines  # the room's context, not answered
+    assert ("assistant", "You said: I adopted a cat called Mochi") in lines
+
+
+def m_lines(db_path: Path, clock) -> list[tuple[str, str]]:
+    with Mneme(db_path, space="onebot", clock=clock, zone="UTC") as again:
+        return [(line.role, line.text) for line in again.transcript.lines_of("onebot:qq:10001")]
 
 
 def test_listing_plugins_does_not_import_aiohttp() -> None:

@@ -1,7 +1,8 @@
 """The turn: what every bot does with one message, written once.
 
 The runner and every drop-in mode (the Discord cog's `prompt_for` / `observe` and its answering mode, the
-Telegram middleware, the OneBot adapter, the NoneBot2 plugin) go through one `Turns` per companion:
+Telegram middleware, the NoneBot2 plugin; a host of the OneBot adapter's `listen` mode calls it itself, as
+`examples/onebot_bot.py` does) go through one `Turns` per companion:
 
 1. `begin(incoming)`: the subject (`resolve_subject`), the conversation (a direct chat is the person,
    `dm:<subject>`; a group is the room, `group:<platform>:<chat id>`) and the person's line kept in the
