@@ -178,7 +178,9 @@ def news(
         f"select {EVENT_COLUMNS} from mood_events where subject_id = ? and id > ? order by id desc limit ?",
         (sid, told or 0, LOOKBACK),
     ).fetchall()
-    event = next((e for e in map(_event, rows) if e.confidence >= settings.threshold_of(e.judge)), None)
+    # confidence and judge are read off the row, so the unsure events before the one told are never parsed
+    sure = (row for row in rows if row[5] >= settings.threshold_of(row[7]))
+    event = next(map(_event, sure), None)
     if event is None:
         return None
     if mark:
