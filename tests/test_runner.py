@@ -4,6 +4,7 @@ person, concurrency across people, model failures answered with a sentence, a fu
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import logging
@@ -371,9 +372,12 @@ async def test_serve_starts_and_stops_adapters_and_tells_plugins(mneme: Mneme, m
     adapter = FakeAdapter()
     runner = runner_for(mneme, Scripted(), manager)
 
+    frozen = []
+
     async def talk_then_stop() -> None:
         while not adapter.started:
             await asyncio.sleep(0.01)
+        frozen.append(gc.get_freeze_count())
         await runner.handle(adapter, message("hello"))
         runner.stop_soon()
 
@@ -381,6 +385,8 @@ async def test_serve_starts_and_stops_adapters_and_tells_plugins(mneme: Mneme, m
     assert adapter.started and adapter.stopped
     assert told == ["startup", "shutdown"]
     assert adapter.texts() == ["re: hello"]
+    assert frozen[0] > 1000  # start-up's objects are out of the full collections' way while it serves
+    assert gc.get_freeze_count() == 0  # and back in it once it stopped
 
 
 def test_bots_are_built_from_the_registries(manager: Manager) -> None:
