@@ -538,6 +538,17 @@ async def test_off_loopback_without_a_token_does_not_start(db_path: Path) -> Non
         await adapter.listen(lambda incoming: None)
 
 
+@contextlib.asynccontextmanager
+async def bridge_of(adapter: Any) -> AsyncIterator[Peer]:
+    """A bridge connected to an adapter listening on loopback (no token), as a v11 bot `BOT`."""
+    async with aiohttp.ClientSession() as session:
+        ws = await session.ws_connect(f"http://127.0.0.1:{adapter.port}/ws", headers={"X-Self-ID": str(BOT)})
+        try:
+            yield Peer(ws)
+        finally:
+            await ws.close()
+
+
 async def test_a_bot_of_ones_own_gets_every_message_and_replies(db_path: Path, clock) -> None:
     heard: list[Any] = []
     adapter = mneme_onebot.OneBotAdapter({"port": 0})  # loopback: no token needed
@@ -549,16 +560,11 @@ async def test_a_bot_of_ones_own_gets_every_message_and_replies(db_path: Path, c
 
     await adapter.listen(handler)
     try:
-        async with aiohttp.ClientSession() as session:
-            ws = await session.ws_connect(
-                f"http://127.0.0.1:{adapter.port}/ws", headers={"X-Self-ID": str(BOT)}
-            )
-            peer = Peer(ws)
+        async with bridge_of(adapter) as peer:
             await peer.event(v11("not for you", group=777, mid=1))
             await peer.event(v11("hi there"))
             action = await peer.serve()
             assert text(action["params"]["message"]) == "you said hi there"
-            await ws.close()
     finally:
         await adapter.stop()
     assert [(i.subject, i.addressed, i.chat_id) for i in heard] == [
@@ -584,24 +590,18 @@ async def test_the_examples_own_bot_keeps_the_conversation_and_remembers(db_path
 
     await adapter.listen(handled_then_told)
     try:
-        async with aiohttp.ClientSession() as session:
-            ws = await session.ws_connect(
-                f"http://127.0.0.1:{adapter.port}/ws", headers={"X-Self-ID": str(BOT)}
-            )
-            peer = Peer(ws)
+        async with bridge_of(adapter) as peer:
             await peer.event(v11("the weather is nice", group=777, mid=1))
             await peer.event(v11("I adopted a cat called Mochi", mid=2))
             first = await peer.serve()
             assert text(first["params"]["message"]) == "You said: I adopted a cat called Mochi"
-            assert [await asyncio.wait_for(handled.get(), 10) for _ in range(2)][
-                -1
-            ] == "I adopted a cat called Mochi"
+            done = [await asyncio.wait_for(handled.get(), 10) for _ in range(2)]
+            assert done == ["the weather is nice", "I adopted a cat called Mochi"]
             assert await turns.drain(10)
             assert [n.text for n in await m.anotes("onebot:qq:10001")] == ["Adopted a cat called Mochi."]
             await peer.event(v11("what do you remember?", mid=3))
             second = await peer.serve()
             assert "(I remember: Adopted a cat called Mochi.)" in text(second["params"]["message"])
-            await ws.close()
         assert await turns.drain(10)
     finally:
         await adapter.stop()
