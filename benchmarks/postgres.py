@@ -332,6 +332,17 @@ def sizes(args: argparse.Namespace) -> list[int]:
     return [int(s) for s in args.sizes.split(",") if s]
 
 
+def begun(args: argparse.Namespace, *tables: str) -> tuple[dict, float, list[str]]:
+    """What a run records (the load before it and a table per measure), its clock and its queries."""
+    found: dict = {"load_before": os.getloadavg(), **{table: {} for table in tables}}
+    return found, time.time(), make_queries("en", args.queries, seed=1)
+
+
+def files(args: argparse.Namespace, work: str) -> list[tuple[int, str]]:
+    """(notes, the file for that size) for each size asked."""
+    return [(n, str(Path(work) / f"{n}.db")) for n in sizes(args)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a PostgreSQL server to use (default: start one for the run)")
@@ -359,13 +370,10 @@ def main() -> None:
         import pgserver
 
         base, folder = pgserver.start()
-    found: dict = {"load_before": os.getloadavg(), "recall": {}, "writers": {}}
-    now = time.time()
-    queries = make_queries("en", args.queries, seed=1)
+    found, now, queries = begun(args, "recall", "writers")
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
-            for n in sizes(args):
-                file = str(Path(work) / f"{n}.db")
+            for n, file in files(args, work):
                 print(f"· recall, sqlite, {n:,} notes …", file=sys.stderr, flush=True)
                 row = {"sqlite": recall_on(file, n, queries, now)}
                 print(f"· recall, postgresql, {n:,} notes (the file's rows) …", file=sys.stderr, flush=True)
@@ -491,13 +499,10 @@ def vectors_main(args: argparse.Namespace) -> None:
     if pgv is None:
         pgv, folder = pgserver.start(pgserver.BUNDLED)
         started.append(folder)
-    found: dict = {"load_before": os.getloadavg(), "vectors": {}}
-    now = time.time()
-    queries = make_queries("en", args.queries, seed=1)
+    found, now, queries = begun(args, "vectors")
     try:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as work:
-            for n in sizes(args):
-                file = str(Path(work) / f"{n}.db")
+            for n, file in files(args, work):
                 print(f"· vectors, {n:,} notes: the file, embedded …", file=sys.stderr, flush=True)
                 with __import__("mneme_core").Mneme(
                     file, space=SPACE, max_notes=200_000, clock=lambda: now
