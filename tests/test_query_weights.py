@@ -31,10 +31,12 @@ def test_the_latest_lines_weigh_whole_then_each_line_before_them_less_down_to_th
 
     assert set(weights) == set(found)
     assert query.RECENT == 4  # the latest four lines: "ok" back to "maths lesson"
-    assert weights["sunny"] == weights["budget"] == weights[text.terms("maths")[0]] == 1.0
+    # Within them a line weighs `TIE` less than the one after it: alike, but a tie goes to the later line.
+    assert weights["sunny"] > weights["budget"] > weights[text.terms("maths")[0]] > query.DECAY
+    assert weights[text.terms("maths")[0]] == 1.0 - 3 * query.TIE >= 0.99
     assert weights["orchestra"] == query.DECAY
     assert weights["cello"] == query.DECAY**2
-    assert [query.line_weight(back) for back in range(7)] == [1.0] * 4 + [
+    assert [query.line_weight(back) for back in range(7)] == [1.0 - back * query.TIE for back in range(4)] + [
         query.DECAY,
         query.DECAY**2,
         max(query.FLOOR, query.DECAY**3),
@@ -75,6 +77,26 @@ def test_a_topic_opened_a_few_lines_back_still_counts_whole(mneme: Mneme) -> Non
     talk = "so ready for snowboarding season, my wrist healed\nhaha are you sure?\nlet's all go together"
 
     assert mneme.recall(S, talk, log=False).chosen[0].note.id == wrist.id
+
+
+def test_of_two_matches_alike_the_one_of_the_later_line_comes_first(mneme: Mneme, clock: Any) -> None:
+    # One rare word each, as alike as two matches can be: the rabbits' in the line being answered, the
+    # brother's three lines back. Before, the latest four lines weighed exactly alike and the newer note won
+    # the tie, whichever line it matched; the later line wins it now, also over a note a few hours newer.
+    rabbits = mneme.remember(S, "I have two rabbits called Pepper and Biscuit", kind="fact")
+    clock.now += 3 * 3600
+    mneme.remember(S, "I have a twin brother who lives in Canada", kind="fact")
+    for note in NOTES[2:]:
+        mneme.remember(S, note, kind="fact")
+    talk = (
+        "I came home and the living room carpet was a mess\nOh no, what happened?\n"
+        "Was it a leak?\nNo, it was my two little troublemakers"
+    )
+
+    found = mneme.recall(S, talk, log=False).chosen
+
+    assert found[0].note.id == rabbits.id
+    assert found[0].score > found[1].score > 0.99 * found[0].score  # the brother's is a close second
 
 
 async def test_the_transcript_lines_weigh_the_dialogue_the_same_way(mneme: Mneme, clock: Any) -> None:

@@ -6,10 +6,11 @@ lines before the chatter that follows it ("好想去玩雪啊" ... "那今年我
 before that are the conversation's past, and their rare words are as rare as the present's, so with every
 term weighing the same an old aside ("I had a plate of langoustines last week") outbids the question just
 asked, and the cap on a query's terms (`recall.MAX_TERMS`, the rarest 32) is spent on words of the past.
-So the terms of the latest `RECENT` lines (the exchange being answered and the one before it) weigh 1, and
-each line before them `DECAY` less (at least `FLOOR`): 1, 1, 1, 1, 0.6, 0.36, 0.22, 0.2, ... A term weighs
-as the latest line it is in. A term's evidence is its `idf` times that weight, and the capped terms are
-those of the most weight. A one-line query is weighed as before (every term 1).
+So the terms of the latest `RECENT` lines (the exchange being answered and the one before it) weigh 1 (less
+`TIE` a line, see below), and each line before them `DECAY` less (at least `FLOOR`): 1, 0.999, 0.998,
+0.997, 0.6, 0.36, 0.22, 0.2, ... A term weighs as the latest line it is in. A term's evidence is its `idf`
+times that weight, and the capped terms are those of the most weight. A one-line query is weighed as
+before (every term 1).
 
 Measured with words alone on the retrieval benchmark's dialogue sets (recall@6 / @10; "long" is each
 dialogue after the two before it, `--drift 2`, the conversation drifting across topics). Before: every
@@ -43,15 +44,46 @@ weighing fused by rank (short better, long and English worse); a topic told by s
 sharing a word with the latest ones weigh whole: worse than the window); English chat fillers (like, get,
 thing, way, ...) weighing 0.2 (one memory up and one down, by chance words); weighing the other speaker's
 lines, or single Han characters, less (worse, as before).
+
+Ties (`TIE`). In English a dialogue's match is mostly one word (the memories are named by paraphrase, and a
+word gives one term where a Chinese word gives its characters and pairs), so two notes that share one
+equally rare word with the query tie exactly; with the window's lines weighing exactly alike the newer note
+won the tie, whichever line it matched ("living room" in the opening line beat "two little
+troublemakers" in the line being answered). 0.1% a line says which is the later line's and is too little
+to overturn any real difference (a second word, a rarer one: even df 100 against 101 of 1000 notes is
+0.4%), though it does outweigh the freshness of notes written a few hours apart (the same conversation's).
+It was the 3-line sets that lost to the window (English 1 and Chinese 1, whose dialogues it made flat),
+not English as such: English 4 (written after this window, before any engine ran on it, like English 3)
+gains from the window (the decay before it 0.440 / 0.505, the window 0.468 / 0.579). Words @6 / @10, the
+window without and with the tie (`--drift 2` after the slash):
+
+| set | window | with the tie | window, drift 2 | with the tie, drift 2 |
+|---|---|---|---|---|
+| dialogue en 1 | 0.637 / 0.688 | 0.688 / 0.688 | 0.637 / 0.662 | 0.662 / 0.688 |
+| dialogue en 2 | 0.675 / 0.675 | 0.675 / 0.675 | 0.675 / 0.675 | 0.675 / 0.675 |
+| dialogue en 3 | 0.183 / 0.267 | 0.183 / 0.283 | 0.200 / 0.250 | 0.200 / 0.250 |
+| dialogue en 4 | 0.468 / 0.579 | 0.468 / 0.593 | 0.440 / 0.551 | 0.440 / 0.551 |
+| dialogue zh 1-4 | 0.704 / 0.762 | 0.708 / 0.762 | 0.681 / 0.750 | 0.685 / 0.750 |
+
+With `--drift 1` and `--drift 4` English went 0.487 / 0.542 -> 0.503 / 0.542 and 0.479 / 0.542 -> 0.491 /
+0.550, Chinese 0.677 / 0.754 -> 0.681 / 0.754 and 0.681 / 0.754 -> 0.685 / 0.754 (one dialogue of English
+4 lost a memory @10 in each, no other set lost one). Tried and left out: a slope of 1%-5% a line (0.99:
+the same English gain, but Chinese 3 lost a memory; 0.95 lost Chinese 3 and 4 some of their gain); one
+part in a million (exact ties only: the same English gain, Chinese unchanged, but any difference in
+freshness decides before the line does); the window measured in characters, 120 to 250, rather than lines
+(Chinese lines are short, so it took in most of a drifted conversation: Chinese long 0.68 -> 0.50-0.57);
+a window of 2 or 3 lines for every dialogue (English and Chinese 3 and 4 worse: 0.471-0.479 and
+0.36-0.41 @6).
 """
 
 from __future__ import annotations
 
 from .. import text
 
-__all__ = ["DECAY", "FLOOR", "RECENT", "line_weight", "turns", "weighted"]
+__all__ = ["DECAY", "FLOOR", "RECENT", "TIE", "line_weight", "turns", "weighted"]
 
 RECENT = 4  # the latest lines (the exchange being answered and the one before it) weigh whole
+TIE = 0.001  # less this a line within them: of two matches alike, the later line's is first
 DECAY = 0.6  # then a term weighs this much less for each line further back
 FLOOR = 0.2  # and at least this
 
@@ -63,9 +95,9 @@ def turns(query: str) -> tuple[str, ...]:
 
 
 def line_weight(back: int) -> float:
-    """What the terms of a line `back` lines before the last weigh: 1 within the latest `RECENT` lines,
-    then `DECAY` a line, at least `FLOOR`."""
-    return 1.0 if back < RECENT else max(FLOOR, DECAY ** (back - RECENT + 1))
+    """What the terms of a line `back` lines before the last weigh: 1 within the latest `RECENT` lines (less
+    `TIE` a line), then `DECAY` a line, at least `FLOOR`."""
+    return 1.0 - TIE * back if back < RECENT else max(FLOOR, DECAY ** (back - RECENT + 1))
 
 
 def weighted(lines: tuple[str, ...], found: list[str]) -> dict[str, float]:
