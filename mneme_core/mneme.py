@@ -387,9 +387,16 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
 
     # -- recalling -------------------------------------------------------------------------------------
 
-    def _ask(self, subject: object, query: object, o: Mapping[str, Any], within: bool = False) -> Ask:
+    def _ask(
+        self,
+        subject: object,
+        query: object,
+        o: Mapping[str, Any],
+        within: bool = False,
+        explained: bool = True,
+    ) -> Ask:
         """A recall's question from a verb's arguments (`o`: a recall's or a prompt's), checked; `within`:
-        with the filters only a recall takes."""
+        with the filters only a recall takes; `explained`: see `Ask.explained`."""
         turns = query_turns(query) if isinstance(query, str) else ()
         query, now = _query(query), self._now()
         return Ask(
@@ -407,6 +414,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             turns=turns,
             **_said(**{name: o[name] for name in SAID}),
             lifecycle=self.lifecycle if self.lifecycle.enabled else None,
+            explained=explained,
         )
 
     def _logged(self, found: tuple[Recall, Trace | None], log: bool, now: float) -> Recall:
@@ -447,12 +455,17 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
     async def arecall(self, subject: str, query: str, **options: Any) -> Recall:
         return await twins.arun(self.store, self._recalling(subject, query, **options))
 
-    def _recalling(self, subject: object, query: object, **options: Any) -> twins.Plan[Recall]:
-        """`arecall`'s plan, for another plan to take in (`yield from`)."""
-        return self._recall_plan(subject, query, RECALL.given(options))
+    def _recalling(
+        self, subject: object, query: object, *, explained: bool = True, **options: Any
+    ) -> twins.Plan[Recall]:
+        """`arecall`'s plan, for another plan to take in (`yield from`); `explained=False` for one that uses
+        the chosen notes alone (`Ask.explained`)."""
+        return self._recall_plan(subject, query, RECALL.given(options), explained)
 
-    def _recall_plan(self, subject: object, query: object, o: dict[str, Any]) -> twins.Plan[Recall]:
-        ask = self._ask(subject, query, o, within=True)
+    def _recall_plan(
+        self, subject: object, query: object, o: dict[str, Any], explained: bool = True
+    ) -> twins.Plan[Recall]:
+        ask = self._ask(subject, query, o, within=True, explained=explained)
         yield from self._reindexed()
         placing = yield from self._placed(ask)
         found = yield twins.Read(rank, placing.ask(ask), placing.placed)

@@ -221,8 +221,15 @@ class Observer:
         shown: list[Note] = []
         if (yield twins.Read(_has_notes, m.space, subject)):  # a new person's recall would find nothing
             # The writer is shown notes alone: the transcript's lines a recall would rank too are not asked.
+            # It is shown the chosen notes alone: those skipped are not read (`Ask.explained`).
             recalled = yield from m._recalling(
-                subject, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False, lines=0
+                subject,
+                said,
+                explained=False,
+                limit=writer.OFFERED_LIMIT,
+                budget=KNOWN_CHARS,
+                log=False,
+                lines=0,
             )
             shown = writer.offered([r.note for r in recalled.chosen])
         return shown, writer.writer_messages(

@@ -21,6 +21,7 @@ from mneme_core import Mneme
 from mneme_core import capture as writer
 from mneme_core.memory import notes as notes_module
 from mneme_core.memory.consolidate import ADD, CONTRADICTS, SKIP, UPDATE
+from mneme_core.observe import KNOWN_CHARS
 from mneme_core.prompts import PROMPTS
 
 LEO = "discord:1001"
@@ -335,3 +336,32 @@ def test_with_an_embedder_the_writer_is_shown_a_note_that_shares_no_word(db_path
 
     (user,) = model.users
     assert f"#{cat.id} (fact) 养了一只叫年糕的猫" in user
+
+
+def test_the_writer_is_shown_what_a_full_recall_of_the_exchange_chooses_though_it_reads_no_skipped_note(make):
+    """The writer's recall reads none of the notes it skips (`Ask.explained`): what it is shown, in order,
+    is what the same recall with its skipped notes read chooses: over the limit and the budget, and with
+    few matches, where the pinned, important and newest notes fill the rest."""
+    m, model = make(lambda user: [])
+    for i in range(16):  # more matches than the writer is shown; the newest long enough to pass its budget
+        m.remember(
+            LEO, f"Leo test-drove the Tesla number {i}" + " and talked about it for hours" * 12 * (i >= 8)
+        )
+    m.remember(LEO, "Leo keeps the Tesla key in the blue box", importance=5)  # pinned
+    m.remember(LEO, "Leo's sister is called Leah", kind="fact", importance=4)
+    m.remember(LEO, "Leo is allergic to peanuts", kind="fact", importance=4)  # important
+    m.remember(LEO, "Leo went to the train station")  # the newest
+    exchanges = {
+        "Tesla": (SAID, {"over the limit", "over the 3000-character budget"}),
+        "Leah": ([("Leo", "Leah starts school tomorrow"), ("Mio", "Wish her luck!")], {"too little"}),
+    }
+    for exchange, skips in exchanges.values():
+        model.users.clear()
+        m.observe(LEO, exchange, user_name="Leo")
+
+        said = "\n".join(f"{who}: {line}" for who, line in exchange)
+        full = m.recall(LEO, said, limit=writer.OFFERED_LIMIT, budget=KNOWN_CHARS, log=False, lines=0)
+        assert skips <= {reason.split(" of ")[0].split(" in common")[0] for _n, reason in full.skipped}
+        (user,) = model.users
+        assert re.findall(r"^#(\d+) ", user, re.M) == [str(n.id) for n in writer.offered(full.notes)]
+    assert {"pinned", "important", "recent"} <= {r.why for r in full.chosen}
