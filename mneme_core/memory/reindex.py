@@ -2,18 +2,19 @@
 that bumps `text.TERMS_VERSION`, or `text.use_jieba()`).
 
 The whole index used to be rebuilt in one write transaction at open: on a file of 1,000 people x 300 notes
-that was 70 s of CPU (278 s on a loaded machine) during which every writer of every process waited and
-nothing was recalled (`benchmarks/reindex.py`). Now a change of rules only marks everyone as waiting
-(`reindexing`, one row per person, migration `0017_reindexing`; one statement) and records the new rules in
-`meta`; then:
+that was 63 s of CPU (83 s wall; 278 s on a busier machine) during which every writer of every process
+waited and nothing was recalled (`benchmarks/reindex.py`). Now a change of rules only marks everyone as
+waiting (`reindexing`, one row per person, migration `0017_reindexing`; one statement) and records the new
+rules in `meta`; then:
 
 - a recall (or prompt) for a person who waits rebuilds that person first, alone: their notes and their
-  transcript lines (300 notes: about 35 ms of CPU), and answers from an index exactly as a full rebuild
-  would have left it for them: every posting on the settled level, each term's `df` counted, the
-  vocabulary in the order of first appearance (notes in id order);
+  transcript lines (300 notes: the first recall took 33 ms, 32 ms of CPU), and answers from an index
+  exactly as a full rebuild would have left it for them: every posting on the settled level, each term's
+  `df` counted, the vocabulary in the order of first appearance (notes in id order);
 - a background thread (`Reindexer`) rebuilds the others, at most `PEOPLE` people and `ITEMS` notes and
-  lines per write transaction (a bigger person alone), resting as long as each batch took, so the other
-  writers get at least half of the write lock, until no one waits.
+  lines per write transaction (a bigger person alone; two people of 300 notes: 86 ms of CPU), resting as
+  long as each batch took, so the other writers get at least half of the write lock, until no one waits
+  (101 s for those 1,000 people; a `remember()` meanwhile: median 2 ms, at most 154 ms).
 
 What waits is in the file, so a process stopped midway leaves the rest waiting, and the next one to open
 it resumes. Each rebuild reads who waits inside its write transaction, and writers take turns (SQLite's
