@@ -86,7 +86,8 @@ def cached(people: int, per: int, seed: int, log=print) -> Path:
     for older in CACHE.glob(f"people-{people}x{per}-seed{seed}-*.db"):  # another schema's: migrate a copy
         shutil.copyfile(older, building)
         try:
-            Mneme(building, space="bench", max_notes=CAP).close()
+            with Mneme(building, space="bench", max_notes=CAP) as m:
+                m.reindex_pending()  # an older file's index, rebuilt here: not during the measurement
         except Exception as err:  # a newer schema's file: build this one anew
             log(f"  {older.name} cannot be migrated here ({err}); building anew")
             continue

@@ -42,7 +42,7 @@ from .journal import section as journal_section
 from .meaning import Meaning, Placed
 from .meaning.embeddings import choose_embedder
 from .meaning.fallthrough import WORDS, WORDS_ONLY, Placing, Query, Tiers
-from .memory import index, notes, overview
+from .memory import notes, overview, reindex
 from .memory.lifecycle import Lifecycle
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.query import turns as query_turns
@@ -199,7 +199,10 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         self.meaning = Meaning(self.store, embedder, clock) if embedder is not None else None
         if self.meaning is not None:
             self.meaning.start()
-        self._terms_version = self.store.read(_terms_version)
+        # The term index follows the terms' rules of this process, person by person (`memory.reindex`).
+        self.reindexer = reindex.Reindexer(self.store)
+        self._terms_version, waiting = self.store.read(reindex.state)
+        self.reindexer.start(waiting)  # those a process stopped midway left waiting
         self._reindex_if_needed()
         self.left_out_tiers = chosen.left_out
         self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
@@ -217,6 +220,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             return
         try:
             self.plugins.shutdown(self)
+            self.reindexer.stop()
             if self.meaning is not None:
                 self.meaning.stop()
             self.recall_log.stop()
@@ -229,6 +233,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             return
         try:
             await self.plugins.ashutdown(self)
+            self.reindexer.stop()
             if self.meaning is not None:
                 self.meaning.stop()
             self.recall_log.stop()
@@ -243,6 +248,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         if self.store.closed:
             return
         try:
+            self.reindexer.stop()
             if self.meaning is not None:
                 self.meaning.stop()
             self.recall_log.stop()
@@ -466,17 +472,26 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         self, subject: object, query: object, o: dict[str, Any], explained: bool = True
     ) -> twins.Plan[Recall]:
         ask = self._ask(subject, query, o, within=True, explained=explained)
-        yield from self._reindexed()
+        yield from self._reindexed(ask.subject)
         placing = yield from self._placed(ask)
         found = yield twins.Read(rank, placing.ask(ask), placing.placed)
         return self._logged(placing.told(found, ask.query), o["log"], ask.now)
 
-    def _reindexed(self) -> twins.Plan[None]:
-        """The tokenizer changed (e.g. `text.use_jieba()`): index every live note with the new one, once."""
+    def _reindexed(self, subject: str | None = None) -> twins.Plan[None]:
+        """The tokenizer changed (e.g. `text.use_jieba()`): everyone's index waits to be rebuilt with the
+        new one, in the background (`memory.reindex`); and this `subject`'s is rebuilt now if it waits, so
+        a recall for them answers as if the whole index had been rebuilt."""
         current = text.version()
         if self._terms_version != current:
-            yield twins.Write(_reindex, current)
+            waiting = yield twins.Write(reindex.begin, current)
             self._terms_version = current
+            self.reindexer.began(waiting)
+        known = self.reindexer
+        if subject is None or not known.waiting or subject in known.current:
+            return
+        if (yield twins.Read(reindex.stale, self.space, subject)):
+            yield twins.Write(reindex.person, self.space, subject, current)
+        known.current.add(subject)
 
     def _placed(self, ask: Ask) -> twins.Plan[Placing]:
         """The query as the first meaning tier that answered placed it (`meaning.fallthrough`), or words
@@ -488,6 +503,12 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             self.tiers.counts[WORDS] += 1
             return WORDS_ONLY
         return (yield twins.Await(lambda: self.tiers.place(Query(ask.query, ask.space, ask.subject))))
+
+    def reindex_pending(self) -> int:
+        """Do now, in this thread, what the background does after the terms' rules changed (`memory.reindex`):
+        rebuild the term index of everyone who waits; returns how many people were rebuilt."""
+        self._reindex_if_needed()
+        return self.reindexer.pending()
 
     def embed_pending(self) -> int:
         """Do now, in this thread, what the meaning tiers do in the background: embed the notes still
@@ -546,7 +567,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
 
     def _prompt_plan(self, subject: object, query: object, o: dict[str, Any]) -> twins.Plan[str]:
         ask = self._ask(subject, query, o)
-        yield from self._reindexed()
+        yield from self._reindexed(ask.subject)
         placing = yield from self._placed(ask)
         found, card, relation, untold, diary = yield twins.Read(
             self._prompt_reads, placing.ask(ask), placing.placed
@@ -920,36 +941,6 @@ def _within(
         history=history,
         archived=archived,
     )
-
-
-_INDEXES = (("terms_version", index.rebuild), (transcript.LINES_VERSION, transcript.rebuild_index))
-
-
-def _terms_version(conn: Any) -> str | None:
-    """The terms' rules the notes and the lines were indexed with; None unless both agree."""
-    found = {
-        row[0] if row else None
-        for key, _rebuild in _INDEXES
-        for row in [conn.execute("select value from meta where key = ?", (key,)).fetchone()]
-    }
-    return found.pop() if len(found) == 1 else None
-
-
-def _reindex(conn: Any, version: str) -> int:
-    """Index again whatever was indexed with other rules (the notes, the lines); returns how many notes."""
-    count = 0
-    for key, rebuild in _INDEXES:
-        row = conn.execute("select value from meta where key = ?", (key,)).fetchone()
-        if row and row[0] == version:
-            continue
-        done = rebuild(conn)
-        count += done if key == "terms_version" else 0
-        conn.execute(
-            "insert into meta(key, value) values (?, ?) "
-            "on conflict(key) do update set value = excluded.value",
-            (key, version),
-        )
-    return count
 
 
 def _recalls(conn: Any, space: str, subject: str, limit: int) -> list[dict[str, Any]]:

@@ -83,6 +83,7 @@ BOTH_BACKENDS = {
     "test_chores.py",
     "test_lifecycle.py",
     "test_hops.py",
+    "test_reindex.py",
 }
 
 

@@ -185,7 +185,8 @@ def test_a_new_tokenizer_starts_the_centroids_over_from_the_stored_vectors(db_pa
     with raw_connection(db_path) as conn:
         conn.execute("update meta set value = 'an older tokenizer' where key = 'terms_version'")
     with Mneme(db_path, space="test", clock=clock, embed=embed, plugins=with_centroids()) as m:
-        m.embed_pending()  # the term index was rebuilt with new ids; the centroids follow it
+        m.reindex_pending()  # the term index is rebuilt person by person, with new ids
+        m.embed_pending()  # the centroids follow it
         assert m.report()["meaning"]["embedded"] == 0  # from the stored vectors: nothing embedded again
 
     assert learned(db_path) == 9

@@ -159,7 +159,9 @@ def test_erasing_a_person_empties_every_level_of_their_postings(tmp_path, clock,
     m = Mneme(tmp_path / "e.db", space="t", clock=clock)
     fill(m, clock, sentences(30))
     m.remember("discord:7", "talked about cat and tea", kind="fact")
-    assert all(level_counts(tmp_path / "e.db").values())
+    more = iter(sentences(12, seed=8))  # until every level holds some (where the merges fall varies)
+    while not all(level_counts(tmp_path / "e.db").values()):
+        fill(m, clock, [next(more)])
     m.erase(S)
     other = rows(tmp_path / "e.db", "select id from terms")
     assert other  # the other person's words stay

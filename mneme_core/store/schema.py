@@ -542,6 +542,18 @@ create index notes_newest_fading on notes(subject_id, id) where {LIVE} and {FADI
 """
 
 
+# The term index rebuilt person by person when the terms' rules change (`memory.reindex`): the people whose
+# notes and lines are still indexed by the rules before `meta.terms_version`. A recall for one of them
+# rebuilds them first; a background thread takes the rest a few at a time. An erased person's row goes with
+# them.
+REINDEXING_0017 = """
+create table reindexing(subject_id integer primary key);
+create trigger reindexing_subject_erased after delete on subjects begin
+    delete from reindexing where subject_id = old.id;
+end
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -554,6 +566,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0013_line_index", sql_step(LINE_INDEX_0013)),
     Migration("0015_lifecycle", sql_step(LIFECYCLE_0015)),
     Migration("0016_newest", sql_step(NEWEST_0016)),
+    Migration("0017_reindexing", sql_step(REINDEXING_0017)),
 )
 LEVEL = len(MIGRATIONS)
 

@@ -16,7 +16,7 @@ from typing import Any
 from mneme_core.hookspecs import hookimpl
 from mneme_core.store.postgres.dialect import Dialects
 
-from .schema import CENTROIDS_0001, CENTROIDS_0001_POSTGRES
+from .schema import CENTROIDS_0001, CENTROIDS_0001_POSTGRES, REINDEXED_0002, REINDEXED_0002_POSTGRES
 from .settings import SETTINGS
 
 __all__ = ["Centroids", "make_tier", "register_migrations", "register_settings", "register_tiers"]
@@ -48,6 +48,7 @@ make_tier.name = "centroids"  # type: ignore[attr-defined]
 @hookimpl
 def register_migrations(register: Any) -> None:
     register("0001_centroids", Dialects(CENTROIDS_0001, CENTROIDS_0001_POSTGRES))
+    register("0002_reindexed", Dialects(REINDEXED_0002, REINDEXED_0002_POSTGRES))
 
 
 @hookimpl

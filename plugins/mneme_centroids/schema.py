@@ -14,8 +14,10 @@
   another, with or without this plugin loaded; only a learned vector is copied.
 
 Erasing a person takes everything learned from their notes in the same transaction. A tokenizer change
-(`meta.terms_version`, which rebuilds the term index with new ids) starts the centroids over from the stored
-vectors, as does installing the plugin on a file that has vectors already. Every statement may run twice
+rebuilds the term index person by person, with new ids (`mneme_core.memory.reindex`): each person's
+centroids start over from their stored vectors when their index is rebuilt (`0002_reindexed`; 0001 started
+everyone's over when `meta.terms_version` changed, while most people's index still had the old ids), as
+everyone's do when the plugin is installed on a file that has vectors already. Every statement may run twice
 (`if not exists`; a second replay of the queue skips what is learned): a plugin registered by code rather than
 by its entry point has another name, and so another name for its migration.
 """
@@ -113,6 +115,30 @@ when new.key = 'terms_version' and old.value is not new.value begin
 end;
 {LEARN_ALL}
 """
+
+
+# A person's index rebuilt (their row of `reindexing` goes; erased, they are gone already): what they taught
+# starts over from their stored vectors, one embedder at a time (`vectors_subject` leads with it).
+_PERSON_OVER = """    delete from centroids where subject_id = old.subject_id;
+    delete from centroid_lessons where subject_id = old.subject_id;
+    delete from centroid_sets where subject_id = old.subject_id;
+    delete from centroid_queue where subject_id = old.subject_id;
+    insert into centroid_queue(op, note_id, embedder_id, subject_id)
+    select 'learn', note_id, embedder_id, subject_id from vectors
+    where embedder_id in (select id from embedders) and subject_id = old.subject_id;"""
+_REBUILT = "exists (select 1 from subjects where id = old.subject_id)"
+REINDEXED_0002 = f"""
+drop trigger if exists centroids_terms_inserted;
+drop trigger if exists centroids_terms_changed;
+create trigger if not exists centroids_person_reindexed after delete on reindexing
+when {_REBUILT} begin
+{_PERSON_OVER}
+end
+"""
+_PERSON_OVER_PG = _PERSON_OVER.replace("    ", "        ")
+REINDEXED_0002_POSTGRES = "drop trigger if exists centroids_terms_changed on meta;\n" + trigger(
+    "centroids_person_reindexed", "after delete", "reindexing", _PERSON_OVER_PG, _REBUILT
+)
 
 
 # The same tables and triggers in PostgreSQL's words (`mneme_core.store.postgres`). A vector written again is

@@ -494,6 +494,14 @@ create index notes_newest on notes(subject_id, id) where {LIVE};
 create index notes_newest_fading on notes(subject_id, id) where {LIVE} and {FADING};
 """
 
+# 0017 as the file's (`store.schema.REINDEXING_0017`): the people whose term index waits to be rebuilt.
+REINDEXING_0017 = "create table reindexing(subject_id bigint primary key);\n" + trigger(
+    "reindexing_subject_erased",
+    "after delete",
+    "subjects",
+    "        delete from reindexing where subject_id = old.id;",
+)
+
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
     "0002_mood_relations": MOOD_RELATIONS_0002,
@@ -506,6 +514,7 @@ STEPS: dict[str, str] = {
     "0013_line_index": LINE_INDEX_0013,
     "0015_lifecycle": LIFECYCLE_0015,
     "0016_newest": NEWEST_0016,
+    "0017_reindexing": REINDEXING_0017,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 
