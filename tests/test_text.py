@@ -290,6 +290,36 @@ def test_near_words_stay_apart(one, other):
     assert text.terms(one) != text.terms(other)
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("quite", "quitting"),  # "qu" spells one consonant: "quit" is a short stem, so "quite" keeps its -e
+        ("quite", "quit"),
+        ("evening", "even"),  # a noun in -ing whose stem is another word
+        ("earrings", "ear"),  # a consonant doubles only after one short vowel: "earr" is not "ear" doubled
+    ],
+)
+def test_a_word_is_not_taken_for_an_inflection_of_another(one, other):
+    assert text.terms(one) != text.terms(other)
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ["quit", "quits", "quitting"],
+        ["quote", "quotes", "quoted", "quoting"],
+        ["equip", "equips", "equipped", "equipping"],
+        ["evening", "evenings"],
+        ["earring", "earrings"],
+        ["begin", "beginning"],
+        ["submit", "submitted"],
+        ["prefer", "preferred"],
+    ],
+)
+def test_inflections_meet_after_qu_and_doubled_consonants(forms):
+    assert len({tuple(text.terms(form)) for form in forms}) == 1
+
+
 @pytest.mark.parametrize("word", ["news", "bus", "glass", "lens", "series", "gas", "thing", "bring", "need"])
 def test_words_that_look_inflected_stay_whole(word):
     assert text.terms(word) == [word]
@@ -379,7 +409,7 @@ def test_use_jieba_without_jieba_is_off_and_keeps_the_version(monkeypatch, jieba
     monkeypatch.setitem(sys.modules, "jieba", None)  # import jieba now raises ImportError
     before = text.version()
     assert text.use_jieba() is False
-    assert text.version() == before == text.TERMS_VERSION == "mneme-terms-4"
+    assert text.version() == before == text.TERMS_VERSION == "mneme-terms-5"
     assert text.terms("考试没考好") == ["考试", "试没", "没考", "考好", "考", "试", "好"]
 
 
@@ -392,14 +422,14 @@ def test_use_jieba_adds_its_words_and_changes_the_version(monkeypatch, jieba_off
     monkeypatch.setitem(sys.modules, "jieba", fake)
 
     assert text.use_jieba() is True
-    assert text.version() == "mneme-terms-4+jieba-9.9"
+    assert text.version() == "mneme-terms-5+jieba-9.9"
     found = text.terms("考试没考好")
     assert found[-1] == "没考好"  # jieba's words come after pairs and characters
     assert "没" not in found and "我们" not in found
     assert text.terms("ねこ") == ["ねこ"]  # jieba is only asked about runs with Han characters
 
     assert text.use_jieba(False) is False
-    assert text.version() == "mneme-terms-4"
+    assert text.version() == "mneme-terms-5"
     assert "没考好" not in text.terms("考试没考好")
 
 
