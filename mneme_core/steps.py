@@ -57,18 +57,16 @@ def advance(plan: Plan[Any], value: Any, error: BaseException | None) -> tuple[b
 
 
 async def awaited(plan: Plan[T]) -> T:
-    """The plan to its end on this event loop; it may only await (a store's steps need `twins`)."""
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        done, step = advance(plan, value, error)
-        if done:
-            return step
-        if not isinstance(step, Await):
-            plan.close()
-            raise InvalidType(f"a plan run by `awaited` only awaits, it cannot {type(step).__name__}")
-        value, error = None, None
+    """The plan to its end on this event loop. It may only await: a store's step (which needs `twins`) is
+    refused, the refusal thrown into the plan at that step like any step that fails."""
+    done, step = advance(plan, None, None)
+    while not done:
         try:
+            if not isinstance(step, Await):
+                raise InvalidType(f"a plan run by `awaited` only awaits, it cannot {type(step).__name__}")
             value = await step.make()
         except Exception as err:  # thrown into the plan at its step
-            error = err
+            done, step = advance(plan, None, err)
+        else:
+            done, step = advance(plan, value, None)
+    return step

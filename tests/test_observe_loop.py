@@ -21,8 +21,9 @@ import pytest
 from mneme_core import Mneme, hookimpl
 from mneme_core import capture as capture_module
 from mneme_core import observe as observe_module
-from mneme_core.decide import Prompt
+from mneme_core.decide import Answer, Chain, Predicate, Prompt
 from mneme_core.prompts import PROMPTS
+from mneme_core.twins import Await, Read
 
 VERDICT = json.dumps(
     {"mood_change": {"level": "2", "confidence": 0.9}, "worth_remembering": {"probability": 0.9}}
@@ -215,3 +216,43 @@ async def test_an_observe_cut_short_off_the_loop_writes_nothing_later(make):
 
     assert m.mood_timeline("leo10") == [] and m.notes("leo10") == []
     assert m.report()["observe"] == {}
+
+
+# -- a tier's plan ---------------------------------------------------------------------------------------
+
+
+class Planned:
+    """A tier that gives its decision as a plan (as `Prompt` does): the chain asks it through the plan."""
+
+    name = "planned"
+
+    def __init__(self, step: object) -> None:
+        self.step = step
+
+    async def adecide(self, input, questions):
+        raise AssertionError("a tier with a plan is asked through it")
+
+    def decision_plan(self, input, questions):
+        said = yield self.step
+        return {
+            questions[0].name: Answer(
+                questions[0].name, "predicate", {"true": said, "false": 1 - said}, 0.9, ""
+            )
+        }
+
+
+async def answer(value: float) -> float:
+    return value
+
+
+async def test_the_chain_asks_a_tier_through_its_plan_on_the_loop_and_refuses_a_store_step():
+    asked = Predicate("urgent", "The person needs an answer right now.")
+    chain = Chain(Planned(Await(lambda: answer(0.8))))
+
+    found = await chain.adecide("help!", [asked])
+
+    assert found["urgent"].probability == pytest.approx(0.8) and found["urgent"].by == "planned"
+    reading = Chain(Planned(Read(lambda conn: 0.8)))
+    assert await reading.adecide("help!", [asked]) == {}  # on the loop a plan only awaits
+    report = reading.report()["planned"]
+    assert report["failed"] == 1 and "only awaits, it cannot Read" in report["last_error"]
