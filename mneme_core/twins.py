@@ -14,44 +14,22 @@ those steps is plain code: validating the arguments, scoring, building the block
   scoring and formatting it used to run there between two awaits (1,000 people at once: the loop was late by
   up to a second, `benchmarks/busy.py`).
 
-A step that fails is thrown into the plan at its `yield`, as the call would raise in plain code.
+A step that fails is thrown into the plan at its `yield`, as the call would raise in plain code. The steps
+themselves are in `steps` (so that `decide` can write plans too); they are named here as well.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from .decide import run as run_coroutine
+from .steps import Await, Plan, Read, Write, advance
+
+__all__ = ["Await", "Keywords", "Plan", "Read", "Write", "arun", "run"]
 
 T = TypeVar("T")
-
-
-class Read:
-    """A read transaction function and its arguments: `work(conn, *args)` in one snapshot."""
-
-    __slots__ = ("args", "work")
-
-    def __init__(self, work: Callable[..., Any], *args: Any) -> None:
-        self.work, self.args = work, args
-
-
-class Write(Read):
-    """A write transaction function and its arguments (committed with the writes waiting with it)."""
-
-    __slots__ = ()
-
-
-@dataclass(frozen=True)
-class Await:
-    """A coroutine to run on the caller's event loop, made when it is its turn."""
-
-    make: Callable[[], Awaitable[Any]]
-
-
-Plan = Generator[Read | Write | Await, Any, T]
 
 
 class Keywords:
@@ -83,10 +61,9 @@ def run(store: Any, plan: Plan[T]) -> T:
     value: Any = None
     error: BaseException | None = None
     while True:
-        try:
-            step = plan.throw(error) if error is not None else plan.send(value)
-        except StopIteration as done:
-            return done.value
+        done, step = advance(plan, value, error)
+        if done:
+            return step
         value, error = None, None
         try:
             if isinstance(step, Write):
@@ -120,12 +97,9 @@ def _advance(store: Any, plan: Plan[Any], value: Any, error: BaseException | Non
     """On a reader thread: the plan, and its reads, up to its end (True, the result) or to the next step
     that needs the loop or the writer (False, that step)."""
     while True:
-        try:
-            step = plan.throw(error) if error is not None else plan.send(value)
-        except StopIteration as done:
-            return True, done.value
-        if isinstance(step, Write) or not isinstance(step, Read):
-            return False, step
+        done, step = advance(plan, value, error)
+        if done or isinstance(step, Write) or not isinstance(step, Read):
+            return done, step
         value, error = None, None
         try:
             value = store.read(step.work, *step.args)

@@ -12,7 +12,11 @@ missing from the result; the caller decides what that means (no mood change; wri
 unavailable, how many it skipped while resting, its last error, and whatever the tier's own `report()`
 adds (a cost, say).
 
-A tier is any object with a `name` and `async adecide(input, questions) -> {question name: Answer}`.
+A tier is any object with a `name` and `async adecide(input, questions) -> {question name: Answer}`. A tier
+may also give the same as a plan, `decision_plan(input, questions)` (see `steps`: the `Prompt` tier's
+message and parsing between `Await` steps for the model), and the chain has one too: an observe takes it in
+(`yield from`) and runs it on a store's reader thread, so the loop runs only the awaits (a tier without a
+plan is one `Await` of its `adecide`). The counts are kept under a lock, as two threads may decide at once.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import dataclasses
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..errors import InvalidType, InvalidValue, MnemeError, describe
+from ..steps import Await, Plan, awaited
 from .questions import Answer, Choice, Predicate, Question, Score
 
 __all__ = ["REST_SECONDS", "Chain", "Tier", "Unavailable", "run"]
@@ -134,12 +140,17 @@ class Chain:
         self._clock = clock
         self._names = tuple(names)
         self._stats = {tier_name: _Stats() for tier_name in names}
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Chain({', '.join(self._names)}, name={self.name!r})"
 
     async def adecide(self, input: str, questions: Iterable[Question] | Question) -> dict[str, Answer]:
         """Answers keyed by question name, in the order asked; questions no tier answered are missing."""
+        return await awaited(self.decision_plan(input, questions))
+
+    def decision_plan(self, input: str, questions: Iterable[Question] | Question) -> Plan[dict[str, Answer]]:
+        """`adecide` as a plan (see the module docstring)."""
         if not isinstance(input, str):
             raise InvalidType(f"the input to decide on is a string, not {type(input).__name__}")
         asked = _questions(questions)
@@ -148,38 +159,45 @@ class Chain:
         for tier, name in zip(self.tiers, self._names, strict=True):
             if not pending:
                 break
-            got = await self._ask(tier, name, input, list(pending.values()))
+            got = yield from self._asking(tier, name, input, list(pending.values()))
             if got is None:
                 continue
-            stats = self._stats[name]
-            for question_name, question in list(pending.items()):
-                answer = _usable(question, got.get(question_name), name)
-                if answer is None:
-                    stats.abstained += 1
-                    continue
-                found[question_name] = answer
-                del pending[question_name]
-                stats.answered += 1
+            usable = {q: _usable(question, got.get(q), name) for q, question in pending.items()}
+            with self._lock:
+                stats = self._stats[name]
+                for question_name, answer in usable.items():
+                    if answer is None:
+                        stats.abstained += 1
+                        continue
+                    found[question_name] = answer
+                    del pending[question_name]
+                    stats.answered += 1
         return {q.name: found[q.name] for q in asked if q.name in found}
 
     def decide(self, input: str, questions: Iterable[Question] | Question) -> dict[str, Answer]:
         """`adecide` for code without an event loop (and from inside one, on a worker thread)."""
         return run(lambda: self.adecide(input, questions))
 
-    async def _ask(
+    def _asking(
         self, tier: Tier, name: str, input: str, questions: list[Question]
-    ) -> Mapping[str, Answer] | None:
+    ) -> Plan[Mapping[str, Answer] | None]:
         """The tier's answers, or None when it is resting, unavailable or failing."""
         stats = self._stats[name]
-        if stats.rested_until is not None:
-            if self._clock() < stats.rested_until:
-                stats.skipped += 1
-                return None
-            stats.rested_until = None
+        with self._lock:
+            if stats.rested_until is not None:
+                if self._clock() < stats.rested_until:
+                    stats.skipped += 1
+                    return None
+                stats.rested_until = None
+        planned = getattr(tier, "decision_plan", None)
         try:
-            got = await tier.adecide(input, questions)
+            if callable(planned):
+                got = yield from planned(input, questions)
+            else:
+                got = yield Await(lambda: tier.adecide(input, questions))
         except Unavailable as err:
-            stats.unavailable += 1
+            with self._lock:
+                stats.unavailable += 1
             log.debug("decision tier %s is unavailable: %s", name, err)
             return None
         except Exception as err:  # a tier is a provider boundary: its failure passes the questions on
@@ -192,22 +210,24 @@ class Chain:
 
     def _failed(self, name: str, err: BaseException) -> None:
         stats = self._stats[name]
-        stats.failed += 1
-        stats.last_error = f"{type(err).__name__}: {err}"[:ERROR_LIMIT]
-        stats.rested_until = self._clock() + self.rest
+        with self._lock:
+            stats.failed += 1
+            stats.last_error = f"{type(err).__name__}: {err}"[:ERROR_LIMIT]
+            stats.rested_until = self._clock() + self.rest
         log.warning("decision tier %s failed (%s); resting it for %g s", name, stats.last_error, self.rest)
 
     def absorb(self, other: Chain) -> None:
         """Count in this chain's report what `other` did: a chain made for one call (a per-call model in
         place of the companion's own) reports under the tier names it shares with this one. Resting stays
         each chain's own, so a per-call model that fails does not silence the companion's."""
-        for name, stats in other._stats.items():
-            mine = self._stats.get(name)
-            if mine is None or mine is stats:
-                continue
-            for counted in ("answered", "abstained", "failed", "unavailable", "skipped"):
-                setattr(mine, counted, getattr(mine, counted) + getattr(stats, counted))
-            mine.last_error = stats.last_error or mine.last_error
+        with self._lock:
+            for name, stats in other._stats.items():
+                mine = self._stats.get(name)
+                if mine is None or mine is stats:
+                    continue
+                for counted in ("answered", "abstained", "failed", "unavailable", "skipped"):
+                    setattr(mine, counted, getattr(mine, counted) + getattr(stats, counted))
+                mine.last_error = stats.last_error or mine.last_error
 
     def failures(self) -> dict[str, tuple[int, str]]:
         """Per tier: how many times it failed, and its last error ("" for none); `report` without the rest."""

@@ -28,6 +28,7 @@ from typing import Any
 from .. import text
 from ..errors import InvalidType, InvalidValue, describe
 from ..prompts import PROMPTS
+from ..steps import Await, Plan, awaited
 from .chain import Unavailable
 from .json_reply import first_object
 from .questions import Answer, Question
@@ -168,14 +169,19 @@ class Prompt:
         return f"Prompt({self.complete!r}, name={self.name!r})"
 
     async def adecide(self, input: str, questions: Sequence[Question]) -> dict[str, Answer]:
-        if self.complete is None:
+        return await awaited(self.decision_plan(input, questions))
+
+    def decision_plan(self, input: str, questions: Sequence[Question]) -> Plan[dict[str, Answer]]:
+        """`adecide` as a plan (see `chain`): the message and the parsing between, the model an `Await`."""
+        complete = self.complete
+        if complete is None:
             raise Unavailable("no complete function was given for the host's model")
         if not questions:
             return {}
         system, user = self.message(input, questions)
         self.calls += 1
         try:
-            reply = await acomplete(self.complete, system, user, timeout=self.timeout)
+            reply = yield Await(lambda: acomplete(complete, system, user, timeout=self.timeout))
         except TimeoutError:
             self.timeouts += 1
             raise
