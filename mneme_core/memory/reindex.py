@@ -216,7 +216,7 @@ class Reindexer:
     def __init__(self, store: Any, version: Callable[[], str] = text.version) -> None:
         self.store = store
         self.version = version
-        self.current: set[str] = set()  # subjects this process knows are rebuilt (cleared by `began`)
+        self.current: set[str] = set()  # subjects this process knows are rebuilt, while some wait
         self.waiting = 0  # how many waited when last counted; 0: a recall need not ask
         self._lock = threading.Lock()
         self._stopped = threading.Event()
@@ -258,6 +258,8 @@ class Reindexer:
                     self._stopped.wait(min(REST, time.monotonic() - began))
                     continue
                 self.waiting = self.store.read(waiting)
+                if not self.waiting:
+                    self.current.clear()  # a recall no longer asks: whom it found current is not needed
                 with self._lock:
                     if not self._again:
                         self._thread = None
