@@ -160,6 +160,28 @@ def test_durability_is_the_servers_synchronous_commit(server, db_path, clock, du
         assert m.store.write(synchronous) == setting
 
 
+def _random_page_cost(conn):
+    return float(conn.execute("show random_page_cost").fetchone()[0])
+
+
+def test_the_planner_is_told_a_persons_rows_are_cached(server, db_path, clock):
+    with Mneme(db_path, space="test", clock=clock) as m:
+        assert m.store.read(_random_page_cost) == 1.1
+        assert m.store.write(_random_page_cost) == 1.1
+    import psycopg
+
+    with psycopg.connect(db_path) as conn:  # another program's session keeps the server's own setting
+        assert _random_page_cost(conn) == 4.0
+
+
+def test_a_random_page_cost_the_url_chose_is_kept(server, db_path, clock):
+    chosen = db_path.replace("options=", "options=-crandom_page_cost%3D2.5%20", 1)
+    if chosen == db_path:
+        chosen += ("&" if "?" in db_path else "?") + "options=-crandom_page_cost%3D2.5"
+    with Mneme(chosen, space="test", clock=clock) as m:
+        assert m.store.read(_random_page_cost) == 2.5
+
+
 OPENER = textwrap.dedent(
     """
     import sys

@@ -125,4 +125,16 @@ def opened(url: str, where: str, timeout: float, synchronous: str) -> Connection
     # `synchronous_commit` is the file's durability (`normal`: a server crash may lose the last commits).
     raw.execute(f"set lock_timeout = {int(timeout * 1000)}")
     raw.execute(f"set synchronous_commit = {synchronous}")
+    raw.execute(PLANNED)
     return Connection(raw)
+
+
+# The planner's cost of reading a page at random, unless the server's configuration or the URL's options
+# chose one: 4, PostgreSQL's default, is for spinning disks. A person's rows are few and cached, and with 4
+# the planner read all 10,000 notes of a table (a sequential scan, 5-11 ms) to find 16 ids that the primary
+# key finds in 0.2-0.7 ms (EXPLAIN ANALYZE on `benchmarks/postgres.py`'s 10,000 notes): a recall took
+# longer at 10,000 notes than at 30,000 or 100,000. 1.1 is the usual value for SSDs and cached data.
+PLANNED = (
+    "select set_config('random_page_cost', '1.1', false) "
+    "where (select source from pg_settings where name = 'random_page_cost') = 'default'"
+)
