@@ -37,6 +37,7 @@ class CompanionVerbs:
     tiers: Any
     plugins: Any
     check_counts: Any
+    told: Any
 
     # -- observing ------------------------------------------------------------------------------------
 
@@ -130,17 +131,25 @@ class CompanionVerbs:
         )
 
     def news(self, subject: str, *, mark: bool = True) -> str | None:
-        """How the mood changed since the companion was last told, once; None when there is nothing new."""
-        work = (
-            mood_store.news,
+        """How the mood changed since the companion was last told, once; None when there is nothing new (or
+        a prompt of this process told it already: `mood.told`). With `mark` the mark is in the file when it
+        returns."""
+        found = self.store.read(
+            mood_store.untold_news,
             self.space,
             subject_of(subject),
             self._now(),
             self.mood_settings,
             self.words,
-            mark,
         )
-        return self.store.write(*work) if mark else self.store.read(*work)
+        if found is None:
+            return None
+        text, sid, last = found
+        if not mark:
+            return None if self.told.already(sid, last) else text
+        if not self.told.tell(sid, last):
+            return None
+        return text if self.store.write(self.told.mark_now, sid, last) else None
 
     def feel(
         self,

@@ -51,6 +51,7 @@ from .memory.recall_log import RecallLog
 from .messages import Words
 from .mood import MoodSettings
 from .mood import moods as mood_store
+from .mood.told import Told
 from .observe import Observer
 from .plugins import Event, Manager, make_manager
 from .prompting import join, notes_block, said_block, who
@@ -188,6 +189,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         self.observer = Observer(self)
         self.check_counts: Counter[str] = Counter()
         self.recall_log = RecallLog(self.store)
+        self.told = Told(self.store)  # the mood's news a prompt told, marked with the next write
         # Reinforcement, links, the archive, lessons and the journal (`memory.lifecycle`, `tending`).
         self.lifecycle = Lifecycle.of(current.values)
         self.recall_log.lifecycle = self.lifecycle
@@ -225,6 +227,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
                 self.meaning.stop()
             self.recall_log.stop()
             self.recall_log.flush_or_drop()
+            self.told.flush_or_drop()
         finally:
             self.store.close()
 
@@ -238,6 +241,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
                 self.meaning.stop()
             self.recall_log.stop()
             await self.recall_log.aflush_or_drop()
+            await self.told.aflush_or_drop()
         finally:
             await self.store.aclose()
 
@@ -253,6 +257,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
                 self.meaning.stop()
             self.recall_log.stop()
             self.recall_log.flush_or_drop()
+            self.told.flush_or_drop()
         finally:
             self.store.close_at_exit()
 
@@ -573,15 +578,19 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             self._prompt_reads, placing.ask(ask), placing.placed
         )
         found = placing.told(found, ask.query)
-        news = (yield twins.Write(*self._news_work(ask, o["mark"]))) if untold else None
+        news = None
+        if untold is not None:  # told by this prompt, unless another of this process told it already
+            text, sid, last = untold
+            news = text if not o["mark"] or self.told.tell(sid, last) else None
         logged = self._logged(found, o["log"], ask.now)
         return self._block(ask, logged, o["user_name"], o["header"], card, relation, news, diary)
 
     def _prompt_reads(
         self, conn: Any, ask: Ask, placed: Placed | None = None
-    ) -> tuple[Any, str | None, Relationship | None, bool, str]:
-        """Everything the block reads, in one snapshot; only news that is waiting needs a write. The
-        journal's section only when the config asks for it (`journal.shown`)."""
+    ) -> tuple[Any, str | None, Relationship | None, tuple[str, int, int] | None, str]:
+        """Everything the block reads, in one snapshot, the mood's untold news included (its mark waits
+        for the next write: `mood.told`). The journal's section only when the config asks for it
+        (`journal.shown`)."""
         found = rank(conn, ask, placed)
         trace = found[1]  # the person's id, when recall read them
         if trace is not None:
@@ -589,7 +598,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         else:
             card = notes.profile(conn, ask.space, ask.subject)
         relation = relations.get(conn, ask.space, ask.subject, ask.now, self.relation_settings)
-        untold = self.mood_settings.tell != "off" and mood_store.untold(conn, ask.space, ask.subject)
+        untold = mood_store.untold_news(conn, ask.space, ask.subject, ask.now, self.mood_settings, self.words)
         shown = self.lifecycle.journal_shown
         diary = ""
         if shown:
@@ -597,9 +606,6 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
                 journal_entries(conn, ask.space, shown), self.words, ask.now, self.settings.zone
             )
         return found, card[0] if card else None, relation, untold, diary
-
-    def _news_work(self, ask: Ask, mark: bool) -> tuple[Any, ...]:
-        return mood_store.news, ask.space, ask.subject, ask.now, self.mood_settings, self.words, mark
 
     # -- updating --------------------------------------------------------------------------------------
 
@@ -723,6 +729,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         sid = self.store.read(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
+            self.told.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
         count = self.store.write_for_good(_erase, self.space, subject)
@@ -735,6 +742,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         sid = await self.store.aread(notes.subject_id, self.space, subject)
         if sid is not None:
             self.recall_log.drop(sid)
+            self.told.drop(sid)
             if self.meaning is not None:
                 self.meaning.drop(sid)
         count = await self.store.awrite_for_good(_erase, self.space, subject)

@@ -9,14 +9,16 @@ stands at 2024-03-01 20:00 in UTC+8; three hours on is 23:00, four and a half is
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
 from conftest import raw_connection
 
 from mneme_core import Mneme
-from mneme_core.mood import EMOTIONS, Emotion, MoodSettings
+from mneme_core.mood import EMOTIONS, Emotion, MoodSettings, moods
 from mneme_core.prompts import PROMPTS
 from mneme_core.relations import Role
 
@@ -308,6 +310,59 @@ async def test_a_sure_change_is_told_once_in_the_next_async_prompt(make):
 
     assert "Your mood 80/100" in await m.aprompt(LEO, user_name="Leo")
     assert "Your mood" not in await m.aprompt(LEO, user_name="Leo")
+
+
+def _untold_in_file(m: Mneme) -> bool:
+    return m.store.read(moods.untold, "test", LEO)
+
+
+async def test_a_prompt_tells_the_news_without_waiting_for_the_writer(make):
+    m = make()
+    await m.aobserve(LEO, EXCHANGE, user_name="Leo")
+    held, release = threading.Event(), threading.Event()
+
+    def hold(conn):  # a long write: an import, an erase, many observes committing together
+        held.set()
+        release.wait(30)
+
+    holding = asyncio.ensure_future(m.store.awrite(hold))
+    assert await asyncio.to_thread(held.wait, 10)
+    try:
+        block = await asyncio.wait_for(m.aprompt(LEO, user_name="Leo"), 10)
+    finally:
+        release.set()
+        await holding
+    assert "Your mood 80/100" in block
+
+
+def test_news_a_prompt_told_is_marked_by_the_next_write_and_not_told_twice_meanwhile(make):
+    m = make()
+    observe(m)
+    assert "Your mood 80/100" in m.prompt(LEO, user_name="Leo", log=False)
+    assert _untold_in_file(m)  # the mark waits for a write...
+    assert m.prompt(LEO, user_name="Leo", log=False) == ""  # ...and this process remembers it told it
+    assert m.news(LEO) is None
+    m.remember(LEO, "Leo drives now")  # any write carries the mark
+    assert not _untold_in_file(m)
+
+
+def test_news_told_just_before_closing_is_not_told_again_after(make, db_path, clock):
+    m = make()
+    observe(m)
+    assert "Your mood 80/100" in m.prompt(LEO, user_name="Leo", log=False)
+    m.close()
+    with Mneme(db_path, space="test", clock=clock, zone="UTC+8", companion_name="Mio") as again:
+        assert again.news(LEO) is None
+        assert "Your mood" not in again.prompt(LEO, user_name="Leo")
+
+
+def test_a_person_erased_and_met_again_is_told_their_new_news(make):
+    m = make()
+    observe(m)
+    assert "Your mood" in m.prompt(LEO, user_name="Leo", log=False)
+    m.erase(LEO)
+    observe(m)
+    assert "Your mood" in m.prompt(LEO, user_name="Leo", log=False)
 
 
 def test_the_news_comes_after_who_they_are_and_the_notes(make):

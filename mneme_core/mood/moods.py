@@ -168,8 +168,22 @@ def news(
     """The mood and what moved it, told once: None when told already, nothing new, or not sure enough.
 
     Tells the newest untold change its judge was sure enough about; with `mark` (a write transaction), the
-    changes up to the latest are then told, so an unsure one is never told later either.
+    changes up to the latest are then told, so an unsure one is never told later either. A prompt reads
+    `untold_news` instead and has the recall log mark it (`RecallLog.tell`), so it never waits for a write.
     """
+    found = untold_news(conn, space, subject, now, settings, words)
+    if found is None:
+        return None
+    text, sid, last = found
+    if mark and not mark_told(conn, sid, last):
+        return None
+    return text
+
+
+def untold_news(
+    conn: sqlite3.Connection, space: str, subject: str, now: float, settings: MoodSettings, words: Words
+) -> tuple[str, int, int] | None:
+    """The news `news` would tell, the person's id and the last event it tells up to; it marks nothing."""
     found = None if settings.tell == "off" else _untold(conn, space, subject)
     if found is None:
         return None
@@ -183,18 +197,23 @@ def news(
     event = next(map(_event, sure), None)
     if event is None:
         return None
-    if mark:
-        marked = conn.execute(
-            "update moods set told_event = ? where subject_id = ? and told_event is ?", (last, sid, told)
-        ).rowcount
-        if not marked:
-            return None
     parts = [_sentence("mood.now", _state(conn, sid, now, settings), settings, words)]
     if settings.tell == "event" and event.reason:
         parts.append(words.say("mood.why", reason=event.reason.rstrip(" .。")))
     if event.emotions:
         parts.append(_cue(next(iter(event.emotions)), settings, words))
-    return words.say("mood.news", text=words.say("mood.gap").join(parts))
+    return words.say("mood.news", text=words.say("mood.gap").join(parts)), sid, last
+
+
+def mark_told(conn: sqlite3.Connection, subject_id: int, last: int) -> bool:
+    """In a write transaction: the person's changes up to event `last` are told; False if another telling
+    got there first (the mark is at `last` or later already)."""
+    return bool(
+        conn.execute(
+            "update moods set told_event = ? where subject_id = ? and (told_event is null or told_event < ?)",
+            (last, subject_id, last),
+        ).rowcount
+    )
 
 
 def _cue(key: str, settings: MoodSettings, words: Words) -> str:
