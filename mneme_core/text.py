@@ -71,6 +71,7 @@ __all__ = [
     "one_line",
     "script",
     "terms",
+    "unspaced",
     "use_jieba",
     "version",
 ]
@@ -170,6 +171,7 @@ _UNSPACED = _class(_UNSPACED_RANGES)
 # (One regex with both would need the big unspaced class three or more times, and each copy costs about a
 # millisecond to compile.)
 _RUNS = re.compile(f"([{_UNSPACED}]+)")
+_UNSPACED_START = re.compile(f"[{_UNSPACED}]")
 # Characters of an unspaced run that never stand alone as a term (only Han and Hangul syllables do).
 _NO_SINGLE = STOP_CJK_CHARS | _chars(_KANA) | _chars(_JAMO) | _chars(_SOUTHEAST_ASIAN) | {"々"}
 
@@ -280,6 +282,12 @@ def terms(text: str) -> list[str]:
     if len(text) <= CACHED:
         return list(_cached_terms(text))
     return _terms(text)
+
+
+def unspaced(term: str) -> bool:
+    """Whether a term of `terms()` comes from an unspaced script's run (a pair or a single character of
+    Chinese, Japanese, Korean, Thai, ...), rather than from a spaced script's word."""
+    return _UNSPACED_START.match(term) is not None
 
 
 @lru_cache(maxsize=CACHE)

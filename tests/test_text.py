@@ -459,3 +459,11 @@ def test_use_jieba_adds_its_words_and_changes_the_version(monkeypatch, jieba_off
 )
 def test_script(sample, expected):
     assert text.script(sample) == expected
+
+
+def test_unspaced_tells_the_terms_of_unspaced_runs_from_words() -> None:
+    for said in ("开车三十年", "ねこがすき", "고양이", "แมวน่ารัก"):
+        assert all(text.unspaced(term) for term in text.terms(said)), said
+    for said in ("driving thirty years", "кошка любит молоко", "café crème", "2024"):
+        assert not any(text.unspaced(term) for term in text.terms(said)), said
+    assert text.unspaced("三十") and not text.unspaced("x三十")
