@@ -38,7 +38,7 @@ from functools import cache
 
 from .. import text
 from ..store.postgres.dialect import Dialects
-from ..store.schema import LIVE
+from ..store.schema import LIVE, LIVE_N
 from .note import COLUMNS, LASTING, Note, key_terms, note_of
 
 FRESH_NOTES = 256
@@ -384,17 +384,36 @@ def counting(postings: Postings) -> str:
     person's terms among those asked (`(0, id, term, df)`, in the vocabulary's order), their fresh postings
     (`(1, item id, None, term id, fresh_at, weight)`, in the fresh table's order) and how many recent
     postings each has (`(2, term id, None, count)`), each row tagged by its part and padded to six columns.
-    One round trip instead of three."""
+    One round trip instead of three.
+
+    The fresh postings are everyone's newest (up to `FRESH_NOTES` notes' worth, some 5,000 rows): on the
+    file, the notes' are read by the person's own live notes among the newest (one range of the fresh table
+    each, through `notes_newest`) instead of a scan of the whole table, the same rows in the same order (a
+    person's terms are in their own notes alone, and only live notes have postings): 119 -> 80 µs a recall
+    with 90 notes fresh, more with more. PostgreSQL, and the lines' index, read them as before."""
     p = postings
-    return (
+    known = (
         f"with known as (select id, term, df from {p.terms} where subject_id = ? "
         "and term in (select value from json_each(?))) "
         "select 0, id, term, df, null, null from known "
-        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
-        "where f.term_id in (select id from known) "
+    )
+    recent = (
         f"union all select 2, r.term_id, null, count(*), null, null from {p.recent} r "
         "where r.term_id in (select id from known) group by r.term_id"
     )
+    scan = (
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
+        "where f.term_id in (select id from known) "
+    )
+    if p != NOTES:
+        return known + scan + recent
+    by_note = (
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from notes n "
+        f"join {p.fresh} f on f.id between n.id << {SHIFT} and ((n.id + 1) << {SHIFT}) - 1 "
+        f"where n.subject_id = ?1 and {LIVE_N} and n.id >= (select min(id) >> {SHIFT} from {p.fresh}) "
+        "and f.term_id in (select id from known) "
+    )
+    return Dialects(known + by_note + recent, known + scan + recent)
 
 
 def _fresh_range(note_id: int) -> tuple[int, int]:
