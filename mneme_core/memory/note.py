@@ -96,6 +96,15 @@ def note_of(subject: str, row: tuple[Any, ...]) -> Note:
     return note
 
 
+def with_id(note: Note, note_id: int) -> Note:
+    """`dataclasses.replace(note, id=note_id)` (a `Note` checks nothing when it is made): 12 µs -> 2, once for
+    every note written, on the writer's thread."""
+    made = _new(Note)
+    made.__dict__.update(note.__dict__)
+    made.__dict__["id"] = note_id
+    return made
+
+
 def subject_of(value: object) -> str:
     """A subject as given by a caller: a non-blank string, kept as it is apart from outer spaces."""
     if not isinstance(value, str):
