@@ -38,7 +38,7 @@ from functools import cache
 
 from .. import text
 from ..store.postgres.dialect import Dialects
-from ..store.schema import LIVE, LIVE_N
+from ..store.schema import LIVE
 from .note import COLUMNS, LASTING, Note, key_terms, note_of
 
 FRESH_NOTES = 256
@@ -387,10 +387,11 @@ def counting(postings: Postings) -> str:
     One round trip instead of three.
 
     The fresh postings are everyone's newest (up to `FRESH_NOTES` notes' worth, some 5,000 rows): on the
-    file, the notes' are read by the person's own live notes among the newest (one range of the fresh table
-    each, through `notes_newest`) instead of a scan of the whole table, the same rows in the same order (a
-    person's terms are in their own notes alone, and only live notes have postings): 119 -> 80 µs a recall
-    with 90 notes fresh, more with more. PostgreSQL, and the lines' index, read them as before."""
+    file, the notes' are read from the person's oldest live note among them on, not from the table's start
+    (nothing when they have none, as most people of a busy bot): the same rows in the same order, since a
+    person's term ids are in their own notes' postings alone and only live notes have postings. 57 -> 34 µs
+    a recall with 90 notes fresh from 300 people; 168 -> 170 µs with 232 fresh notes all of one person.
+    PostgreSQL, and the lines' index (a reply is indexed under the person it answers), read them all."""
     p = postings
     known = (
         f"with known as (select id, term, df from {p.terms} where subject_id = ? "
@@ -401,19 +402,17 @@ def counting(postings: Postings) -> str:
         f"union all select 2, r.term_id, null, count(*), null, null from {p.recent} r "
         "where r.term_id in (select id from known) group by r.term_id"
     )
-    scan = (
+    fresh = (
         f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
         "where f.term_id in (select id from known) "
     )
     if p != NOTES:
-        return known + scan + recent
-    by_note = (
-        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from notes n "
-        f"join {p.fresh} f on f.id between n.id << {SHIFT} and ((n.id + 1) << {SHIFT}) - 1 "
-        f"where n.subject_id = ?1 and {LIVE_N} and n.id >= (select min(id) >> {SHIFT} from {p.fresh}) "
-        "and f.term_id in (select id from known) "
+        return known + fresh + recent
+    theirs = (  # the person's oldest live note among the fresh ones: notes_newest, one probe
+        f"(select id from notes where subject_id = ?1 and {LIVE} "
+        f"and id >= (select min(id) >> {SHIFT} from {p.fresh}) order by id limit 1)"
     )
-    return Dialects(known + by_note + recent, known + scan + recent)
+    return Dialects(known + fresh + f"and f.id >= {theirs} << {SHIFT} " + recent, known + fresh + recent)
 
 
 def _fresh_range(note_id: int) -> tuple[int, int]:
