@@ -507,7 +507,9 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         if not self.tiers.tiers:
             self.tiers.counts[WORDS] += 1
             return WORDS_ONLY
-        return (yield twins.Await(lambda: self.tiers.place(Query(ask.query, ask.space, ask.subject))))
+        return (
+            yield twins.Await(lambda: self.tiers.place(Query(ask.query, ask.space, ask.subject, ask.turns)))
+        )
 
     def reindex_pending(self) -> int:
         """Do now, in this thread, what the background does after the terms' rules changed (`memory.reindex`):

