@@ -3,7 +3,8 @@
 The person is the LoCoMo-layout dev set's longest conversation (`data/dev.json`), kept as transcript lines
 the way `retrieval.py` keeps it, every line embedded by multilingual-e5-small (`retrieval.embedder_of`). Its
 questions are asked one after another through `arecall` with the embedder, on the same event loop as the
-busy run, first alone (for scale) and then while the run goes on; each recall's wall time is kept.
+busy run, first alone (for scale) and then while the run goes on, each embedded afresh (the query cache
+emptied before it); each recall's wall time is kept.
 
 The conversation's file is built once into the cache folder `retrieval.py` uses for its embedders, then
 copied for each run, so a run measures recalls, not the bulk load.
@@ -70,6 +71,9 @@ class Beside:
         for question in questions:
             if stop is not None and stop.is_set():
                 return
+            # Every question embedded afresh, as a new message is: the query cache (`meaning.tiers`)
+            # would otherwise answer the second pass of the same questions without the model.
+            self.m.meaning._queries.clear()
             began = time.perf_counter()
             found = await self.m.arecall(self.subject, question, **asked)
             self.tiers.append(found.tier)
