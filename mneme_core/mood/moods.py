@@ -169,7 +169,7 @@ def news(
 
     Tells the newest untold change its judge was sure enough about; with `mark` (a write transaction), the
     changes up to the latest are then told, so an unsure one is never told later either. A prompt reads
-    `untold_news` instead and has the recall log mark it (`RecallLog.tell`), so it never waits for a write.
+    `untold_news` instead and leaves the mark to the next write (`mood.told`), so it never waits for one.
     """
     found = untold_news(conn, space, subject, now, settings, words)
     if found is None:
