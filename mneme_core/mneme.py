@@ -222,12 +222,8 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             return
         try:
             self.plugins.shutdown(self)
-            self.reindexer.stop()
-            if self.meaning is not None:
-                self.meaning.stop()
-            self.recall_log.stop()
-            self.recall_log.flush_or_drop()
-            self.told.flush_or_drop()
+            self._stop_background()
+            self._write_waiting()
         finally:
             self.store.close()
 
@@ -236,10 +232,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             return
         try:
             await self.plugins.ashutdown(self)
-            self.reindexer.stop()
-            if self.meaning is not None:
-                self.meaning.stop()
-            self.recall_log.stop()
+            self._stop_background()
             await self.recall_log.aflush_or_drop()
             await self.told.aflush_or_drop()
         finally:
@@ -252,14 +245,31 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         if self.store.closed:
             return
         try:
-            self.reindexer.stop()
-            if self.meaning is not None:
-                self.meaning.stop()
-            self.recall_log.stop()
-            self.recall_log.flush_or_drop()
-            self.told.flush_or_drop()
+            self._stop_background()
+            self._write_waiting()
         finally:
             self.store.close_at_exit()
+
+    def _stop_background(self) -> None:
+        """The background threads stop: the reindexer's, the meaning tier's, the recall log's."""
+        self.reindexer.stop()
+        if self.meaning is not None:
+            self.meaning.stop()
+        self.recall_log.stop()
+
+    def _write_waiting(self) -> None:
+        """What waits to be written (the recall log, the news marks); what cannot be is logged, not raised."""
+        self.recall_log.flush_or_drop()
+        self.told.flush_or_drop()
+
+    def _drop_waiting(self, subject_id: int | None) -> None:
+        """A person being erased: what waits for them in the background goes first."""
+        if subject_id is None:
+            return
+        self.recall_log.drop(subject_id)
+        self.told.drop(subject_id)
+        if self.meaning is not None:
+            self.meaning.drop(subject_id)
 
     def __enter__(self) -> Mneme:
         return self
@@ -728,12 +738,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         writes (`benchmarks/reliability.py`). `BusyError` means another connection read for longer than the
         busy timeout: the person is erased, their old pages wait in the `-wal`; erase again to wipe them."""
         subject = subject_of(subject)
-        sid = self.store.read(notes.subject_id, self.space, subject)
-        if sid is not None:
-            self.recall_log.drop(sid)
-            self.told.drop(sid)
-            if self.meaning is not None:
-                self.meaning.drop(sid)
+        self._drop_waiting(self.store.read(notes.subject_id, self.space, subject))
         count = self.store.write_for_good(_erase, self.space, subject)
         if self._tracking:
             self.plugins.track(self, self._event("erased", subject, count))
@@ -741,12 +746,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
 
     async def aerase(self, subject: str) -> int:
         subject = subject_of(subject)
-        sid = await self.store.aread(notes.subject_id, self.space, subject)
-        if sid is not None:
-            self.recall_log.drop(sid)
-            self.told.drop(sid)
-            if self.meaning is not None:
-                self.meaning.drop(sid)
+        self._drop_waiting(await self.store.aread(notes.subject_id, self.space, subject))
         count = await self.store.awrite_for_good(_erase, self.space, subject)
         if self._tracking:
             await self.plugins.atrack(self, self._event("erased", subject, count))
