@@ -360,9 +360,9 @@ class _Importer:
                 return
         kind = fields.kind or "episode"
         happened = fields.happened_at if fields.happened_at is not None else created
-        fresh_at, weight = index.rank_of(kind, fields.importance, fields.feeling, happened, recalled)
+        carried = index.carried_of(kind, fields.importance, fields.feeling, happened, recalled)
         terms = index.note_terms(fields.text, fields.key, fields.gloss)
-        self.waiting.append(index.Item(sid, note_id, terms, fresh_at, weight))
+        self.waiting.append(index.Item(sid, note_id, terms, carried))
         self.indexing.add(note_id)
         self.live[sid] = self.live.get(sid, 0) + 1
         if fields.key is not None:

@@ -84,6 +84,7 @@ BOTH_BACKENDS = {
     "test_lifecycle.py",
     "test_hops.py",
     "test_reindex.py",
+    "test_compact_index.py",
 }
 
 

@@ -19,12 +19,13 @@ KEYS = ["home", "job", "pet"]
 TABLES = {
     "notes": "select * from notes order by id",
     "subjects": "select * from subjects order by id",
-    "terms": "select id, subject_id, term, df from terms order by id",
+    "terms": "select t.id, t.subject_id, t.term, c.df from terms t join term_counts c on c.id = t.id "
+    "order by t.id",
     "postings": "select * from postings order by term_id, note_id",
     "recent_postings": "select * from recent_postings order by term_id, note_id",
     "fresh_postings": "select * from fresh_postings order by id",
     "meta": "select * from meta where key = 'recent_merges'",
-    "sequences": "select * from sqlite_sequence where name in ('notes', 'terms') order by name",
+    "sequences": "select * from sqlite_sequence where name in ('notes', 'term_counts') order by name",
     "links": "select * from links order by a, b",
 }
 
@@ -72,9 +73,7 @@ def one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     def add_each(conn, events, postings=index.NOTES):
         for event in events:
             if isinstance(event, index.Item):
-                index.add_postings(
-                    conn, postings, event.subject_id, event.id, event.terms, event.fresh_at, event.weight
-                )
+                index.add_postings(conn, postings, event.subject_id, event.id, event.terms, event.carried)
             else:
                 sid, text, key, gloss = conn.execute(
                     "select subject_id, text, key, gloss from notes where id = ?", (event,)

@@ -72,8 +72,9 @@ def indexed_df(db_path) -> dict[str, int]:
         term: df
         for term, df in rows(
             db_path,
-            "select term, df + (select count(*) from fresh_postings f where f.term_id = terms.id) "
-            "+ (select count(*) from recent_postings r where r.term_id = terms.id) from terms",
+            "select t.term, c.df + (select count(*) from fresh_postings f where f.term_id = t.id) "
+            "+ (select count(*) from recent_postings r where r.term_id = t.id) "
+            "from terms t join term_counts c on c.id = t.id",
         )
         if df
     }
@@ -142,17 +143,25 @@ def test_a_new_weight_reaches_the_postings_on_every_level(mneme: Mneme, db_path,
     for note in (kept[1], kept[22], kept[-2]):  # settled, recent, fresh
         mneme.remember(S, note.text, importance=5)  # the same text again: one note, the higher importance
     _, weight = index.rank_of("episode", 5, 0.0, 0.0, None)
+    weighed = index.NOTES.weighed()
     for note in (kept[1], kept[22], kept[-2]):
         low, high = note.id << index.SHIFT, ((note.id + 1) << index.SHIFT) - 1
-        weights = {
-            w
+        carried = {
+            tuple(found)
             for table in ("recent_postings", "postings")
-            for (w,) in rows(db_path, f"select weight from {table} where note_id = ?", note.id)
+            for found in rows(
+                db_path, f"select importance, feeling, {weighed} from {table} where note_id = ?", note.id
+            )
         } | {
-            w
-            for (w,) in rows(db_path, "select weight from fresh_postings where id between ? and ?", low, high)
+            tuple(found)
+            for found in rows(
+                db_path,
+                f"select importance, feeling, {weighed} from fresh_postings where id between ? and ?",
+                low,
+                high,
+            )
         }
-        assert weights == {weight}, note.text
+        assert carried == {(5, 0.0, weight)}, note.text  # the weight made in SQL is rank_of's, to the bit
 
 
 def test_erasing_a_person_empties_every_level_of_their_postings(tmp_path, clock, small_levels):

@@ -130,7 +130,13 @@ async def test_a_file_with_lines_from_before_the_index_is_indexed_on_open(tmp_pa
     await said(m, clock, TALK)
     m.close()
     conn = sqlite3.connect(path)
-    for table in ("line_terms", "line_fresh_postings", "line_recent_postings", "line_postings"):
+    for table in (
+        "line_terms",
+        "line_term_counts",
+        "line_fresh_postings",
+        "line_recent_postings",
+        "line_postings",
+    ):
         conn.execute(f"delete from {table}")
     conn.execute(f"delete from meta where key = '{line_index.LINES_VERSION}'")
     conn.commit()

@@ -1,9 +1,9 @@
 """The term index: which live notes of a person contain which words.
 
 A note's terms are the terms (see `mneme_core.text.terms`) of its text, its key's words and its gloss. Each
-person has a vocabulary in `terms`; each (term, note) pair is a posting. How many of the person's live
-notes contain a term (its `df`) is `terms.df` (the settled postings) plus its recent and fresh postings
-(see below).
+person has a vocabulary in `terms` (their term -> its id); each (term, note) pair is a posting. How many of
+the person's live notes contain a term (its `df`) is `term_counts.df` (the settled postings) plus its recent
+and fresh postings (see below).
 The index changes in the transaction that makes a note live or takes it out of life (forgotten, replaced,
 pruned), so it only ever describes live notes and a recall never has to filter out the dead.
 
@@ -26,6 +26,19 @@ thirty.
 
 The same three levels index the transcript's lines (`LINES`, tables of their own, see `transcript.found`): a
 `Postings` value names the tables, and every function here takes one (the notes' by default).
+
+Room. The index is most of a file: a note has some 16 postings (a Chinese one more, an English one fewer)
+and, in a bot of many people with a few hundred notes each, some 4.6 terms of its person's vocabulary that
+no other note of theirs has. Migration `0018_compact_index` made both smaller (`added`, `carried_of`);
+dbstat on a file of 1,000 people x 300 notes built by the import, bytes a note:
+
+| | postings | vocabulary | whole file |
+|---|---|---|---|
+| before | 455 | 183 (`terms` 93, its index 90) | 836 |
+| after | 326 | 138 (`terms` 90, `term_counts` 48) | 660 |
+
+One person's vocabulary is a few bytes a note at 100,000 notes; many people's cannot be: each of them has
+their own words with their own `df`.
 """
 
 from __future__ import annotations
@@ -48,20 +61,56 @@ SHIFT = 20  # fresh_postings.id = note_id << SHIFT | the term's position in the 
 
 @dataclass(frozen=True)
 class Postings:
-    """The tables of one term index: the vocabulary with its `df`, the three levels of postings, the column
-    naming what a posting points at, and the meta key counting fresh merges since the last settle."""
+    """The tables of one term index: the vocabulary (`terms`: a person's term -> its id) and each term's `df`
+    (`counts`: id -> df), the three levels of postings, the column naming what a posting points at, the meta
+    key counting fresh merges since the last settle; and what a posting carries for recall's first ranking
+    beside its key (`carried`, their PostgreSQL types in `types`) with the weight made of it (`weight`, SQL
+    where `{t}` is a table's alias and its dot)."""
 
     terms: str
+    counts: str
     fresh: str
     recent: str
     settled: str
     item: str
     merges: str
+    carried: tuple[str, ...]
+    types: tuple[str, ...]
+    weight: str
+
+    @property
+    def columns(self) -> str:
+        """The carried columns, listed."""
+        return ", ".join(self.carried)
+
+    def weighed(self, alias: str = "") -> str:
+        """A posting's weight as SQL, on the columns of the table called `alias` (like "h.")."""
+        return self.weight.format(t=alias)
 
 
-NOTES = Postings("terms", "fresh_postings", "recent_postings", "postings", "note_id", "recent_merges")
+NOTES = Postings(
+    "terms",
+    "term_counts",
+    "fresh_postings",
+    "recent_postings",
+    "postings",
+    "note_id",
+    "recent_merges",
+    ("fresh_at", "importance", "feeling"),
+    ("float8", "bigint", "float8"),
+    "(0.4 + 0.15 * {t}importance) * (1 + 0.3 * abs({t}feeling))",
+)
 LINES = Postings(
-    "line_terms", "line_fresh_postings", "line_recent_postings", "line_postings", "line_id", "line_merges"
+    "line_terms",
+    "line_term_counts",
+    "line_fresh_postings",
+    "line_recent_postings",
+    "line_postings",
+    "line_id",
+    "line_merges",
+    ("fresh_at", "weight"),
+    ("float8", "float8"),
+    "{t}weight",
 )
 MERGES = NOTES.merges  # meta: fresh merges since the recent postings last settled
 
@@ -70,11 +119,10 @@ MERGES = NOTES.merges  # meta: fresh merges since the recent postings last settl
 # list of term ids with `mneme_ids`.
 ADD_FRESH = {
     p.fresh: Dialects(
-        f"insert or ignore into {p.fresh}(id, term_id, fresh_at, weight) "
-        f"select (? << {SHIFT}) + key, value, ?, ? from json_each(?)",
-        f"insert into {p.fresh}(id, term_id, fresh_at, weight) "
-        f"select (?::bigint << {SHIFT}) + key, value, ?::float8, ?::float8 from mneme_ids(?) "
-        "on conflict do nothing",
+        f"insert or ignore into {p.fresh}(id, term_id, {p.columns}) "
+        f"select (? << {SHIFT}) + key, value, {', '.join('?' * len(p.carried))} from json_each(?)",
+        f"insert into {p.fresh}(id, term_id, {p.columns}) select (?::bigint << {SHIFT}) + key, value, "
+        f"{', '.join('?::' + t for t in p.types)} from mneme_ids(?) on conflict do nothing",
     )
     for p in (NOTES, LINES)
 }
@@ -96,6 +144,27 @@ def rank_of(
     """
     fresh_at = None if kind in LASTING else max(happened_at, recalled_at or 0.0)
     return fresh_at, (0.4 + 0.15 * importance) * (1 + 0.3 * abs(feeling))
+
+
+def carried_of(
+    kind: str, importance: int, feeling: float, happened_at: float, recalled_at: float | None
+) -> tuple[float | None, int, float]:
+    """What a note's postings carry (`NOTES.carried`): `rank_of`'s `fresh_at` to the second (truncated),
+    the note's importance and its feeling; recall makes the weight of the last two where it ranks
+    (`NOTES.weight`, the same float `rank_of` gives).
+
+    Why not the weight itself: a posting was some 29 bytes and a note has some 16 of them, and a weight took
+    8 of those bytes, where an importance takes 1 and a feeling of 0 none (SQLite keeps 0 and 1 in the
+    record's header alone). A second, where a `time.time()` moment took 8 bytes, takes 4: SQLite keeps a
+    whole REAL as an integer on disk. Postings went from 455 to 326 bytes a note (see the module docstring).
+
+    A posting's freshness and weight choose which notes recall scores (its first `k`, `recall.word_ranked`),
+    whose scores are then worked out from the notes themselves; only the follow-up query's share
+    (`hops`) is in proportion to a posting's score. So the second changes a score by float noise: 3,000
+    recalls (a third of them dialogues) on 1,000 people x 300 notes, before and after: the same notes
+    chosen and skipped, the same `explain()`, scores within 5.4e-8 of each other."""
+    fresh_at, _weight = rank_of(kind, importance, feeling, happened_at, recalled_at)
+    return (None if fresh_at is None else float(int(fresh_at)), importance, feeling)
 
 
 class TermIds:
@@ -142,28 +211,54 @@ def term_ids(
     table = postings.terms
     missing = [term for term in terms if (table, subject_id, term) not in known]
     if missing:
-        listed = json.dumps(missing, ensure_ascii=False)
-        conn.execute(
-            f"insert or ignore into {table}(subject_id, term, df) "
-            "select ?, value, 0 from json_each(?) where true",
-            (subject_id, listed),
+        found = dict(
+            conn.execute(
+                f"select term, id from {table} where subject_id = ? "
+                "and term in (select value from json_each(?))",
+                (subject_id, json.dumps(missing, ensure_ascii=False)),
+            ).fetchall()
         )
-        found = conn.execute(
-            f"select term, id from {table} where subject_id = ? and term in (select value from json_each(?))",
-            (subject_id, listed),
-        ).fetchall()
+        new = [term for term in dict.fromkeys(missing) if term not in found]
+        found.update(zip(new, added(conn, postings, [(subject_id, term) for term in new]), strict=True))
         if seen is None:
-            known = {(table, subject_id, term): term_id for term, term_id in found}
+            known = {(table, subject_id, term): term_id for term, term_id in found.items()}
         else:
-            known.update(((table, subject_id, term), term_id) for term, term_id in found)
+            known.update(((table, subject_id, term), term_id) for term, term_id in found.items())
     return [known[table, subject_id, term] for term in terms]
+
+
+def added(conn: sqlite3.Connection, p: Postings, new: list[tuple[int, str]]) -> list[int]:
+    """Add these (subject id, term) pairs, none of them in the vocabulary yet, with a `df` of 0; returns
+    their ids in the list's order. The ids are the `counts` table's (AUTOINCREMENT, or an identity: never
+    reused), given one per row in the order rows are inserted, so the list's first term has the smallest.
+
+    The vocabulary is two tables (migration `0018_compact_index`): `terms` keyed by (subject id, term),
+    which is how a term is looked up, holding its id (`without rowid`: the key is the table), and `counts`,
+    an id's `df`, which is how a merge counts postings in. It was one table by id with an index on
+    (subject id, term): each term's text and subject twice, 40 bytes a term where these take some 30.
+    A person's vocabulary is some 4.6 terms a note, so in a bot of many people of a few hundred notes each
+    it was 183 bytes a note (dbstat, 1,000 x 300: 93 the table, 90 its index)."""
+    if not new:
+        return []
+    ids = sorted(
+        row[0]
+        for row in conn.execute(
+            f"insert into {p.counts}(df) select 0 from json_each(?) returning id",
+            ("[" + ",".join("0" * len(new)) + "]",),
+        )
+    )
+    conn.executemany(
+        f"insert into {p.terms}(subject_id, term, id) values (?, ?, ?)",
+        [(sid, term, term_id) for (sid, term), term_id in zip(new, ids, strict=True)],
+    )
+    return ids
 
 
 def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
     """Index a note that has just become live (or changed its text, key or gloss)."""
     terms = note_terms(note.text, note.key, note.gloss)
-    fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
-    add_postings(conn, NOTES, subject_id, note.id, terms, fresh_at, weight)
+    carried = carried_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
+    add_postings(conn, NOTES, subject_id, note.id, terms, carried)
 
 
 def add_postings(
@@ -172,15 +267,15 @@ def add_postings(
     subject_id: int,
     item_id: int,
     terms: list[str],
-    fresh_at: float | None,
-    weight: float,
+    carried: tuple[float | int | None, ...],
 ) -> None:
-    """Index one item (a note, a line) by its terms, in the fresh postings; merged every `FRESH_NOTES`."""
+    """Index one item (a note, a line) by its terms, in the fresh postings, each carrying `carried` (the
+    values of `postings.carried`); merged every `FRESH_NOTES`."""
     if not terms:
         return
     conn.execute(
         ADD_FRESH[postings.fresh],
-        (item_id, fresh_at, weight, json.dumps(term_ids(conn, subject_id, terms, postings))),
+        (item_id, *carried, json.dumps(term_ids(conn, subject_id, terms, postings))),
     )
     oldest = conn.execute(f"select id >> {SHIFT} from {postings.fresh} order by id limit 1").fetchone()
     if oldest and item_id - oldest[0] >= FRESH_NOTES:
@@ -189,13 +284,13 @@ def add_postings(
 
 @dataclass(frozen=True)
 class Item:
-    """One item to index in bulk (`add_many`): whose, its id, its terms and what its score needs."""
+    """One item to index in bulk (`add_many`): whose, its id, its terms and what its postings carry (the
+    values of `Postings.carried`)."""
 
     subject_id: int
     id: int
     terms: list[str]
-    fresh_at: float | None
-    weight: float
+    carried: tuple[float | int | None, ...]
 
 
 def add_many(conn: sqlite3.Connection, events: list[Item | int], postings: Postings = NOTES) -> None:
@@ -243,10 +338,11 @@ def add_many(conn: sqlite3.Connection, events: list[Item | int], postings: Posti
         settle(conn, p)
     _write_level(conn, p, p.settled, settled, ids)
     _write_level(conn, p, p.recent, recent, ids)
+    marks = ", ".join("?" * len(p.carried))
     conn.executemany(
-        f"insert or ignore into {p.fresh}(id, term_id, fresh_at, weight) values (?, ?, ?, ?)",
+        f"insert or ignore into {p.fresh}(id, term_id, {p.columns}) values (?, ?, {marks})",
         [
-            ((item.id << SHIFT) + position, ids[p.terms, item.subject_id, term], item.fresh_at, item.weight)
+            ((item.id << SHIFT) + position, ids[p.terms, item.subject_id, term], *item.carried)
             for item in fresh.values()
             for position, term in enumerate(item.terms)
         ],
@@ -268,47 +364,47 @@ def _write_level(
     PostgreSQL they are sorted here."""
     if not items:
         return
+    marks = ", ".join("?" * len(p.carried))
     if not isinstance(conn, sqlite3.Connection):
         pairs = sorted(
-            (ids[p.terms, item.subject_id, term], item.id, item.fresh_at, item.weight)
+            (ids[p.terms, item.subject_id, term], item.id, *item.carried)
             for item in items.values()
             for term in item.terms
         )
         conn.executemany(
-            f"insert or replace into {table}(term_id, {p.item}, fresh_at, weight) values (?, ?, ?, ?)", pairs
+            f"insert or replace into {table}(term_id, {p.item}, {p.columns}) values (?, ?, {marks})", pairs
         )
         if table == p.settled:
             counts = Counter(pair[0] for pair in pairs)
             conn.executemany(
-                f"update {p.terms} set df = df + ? where id = ?", [(n, i) for i, n in counts.items()]
+                f"update {p.counts} set df = df + ? where id = ?", [(n, i) for i, n in counts.items()]
             )
         return
+    bulk = f"temp.bulk_{p.settled}"
     conn.execute(
-        "create temp table if not exists bulk_postings("
-        "term_id integer not null, item integer not null, fresh_at real, weight real not null)"
+        f"create table if not exists {bulk}(term_id integer not null, item integer not null, {p.columns})"
     )
     conn.executemany(
-        "insert into temp.bulk_postings select value, ?, ?, ? from json_each(?)",
+        f"insert into {bulk} select value, ?, {marks} from json_each(?)",
         [
             (
                 item.id,
-                item.fresh_at,
-                item.weight,
+                *item.carried,
                 "[" + ",".join([str(ids[p.terms, item.subject_id, term]) for term in item.terms]) + "]",
             )
             for item in items.values()
         ],
     )
     conn.execute(
-        f"insert or replace into {table}(term_id, {p.item}, fresh_at, weight) "
-        "select term_id, item, fresh_at, weight from temp.bulk_postings order by term_id, item"
+        f"insert or replace into {table}(term_id, {p.item}, {p.columns}) "
+        f"select term_id, item, {p.columns} from {bulk} order by term_id, item"
     )
     if table == p.settled:
         conn.execute(
-            f"update {p.terms} set df = df + c.n from (select term_id, count(*) as n from temp.bulk_postings "
-            f"group by term_id) c where {p.terms}.id = c.term_id"
+            f"update {p.counts} set df = df + c.n from (select term_id, count(*) as n from {bulk} "
+            f"group by term_id) c where {p.counts}.id = c.term_id"
         )
-    conn.execute("delete from temp.bulk_postings")
+    conn.execute(f"delete from {bulk}")
 
 
 def _term_ids_of(conn: sqlite3.Connection, items: list[Item], p: Postings) -> dict[tuple[str, int, str], int]:
@@ -319,7 +415,6 @@ def _term_ids_of(conn: sqlite3.Connection, items: list[Item], p: Postings) -> di
     table = p.terms
     wanted = dict.fromkeys((table, item.subject_id, term) for item in items for term in item.terms)
     missing = [(sid, term) for key in wanted if key not in found for _, sid, term in (key,)]
-    conn.executemany(f"insert or ignore into {table}(subject_id, term, df) values (?, ?, 0)", missing)
     by_subject: dict[int, list[str]] = {}
     for sid, term in missing:
         by_subject.setdefault(sid, []).append(term)
@@ -329,13 +424,15 @@ def _term_ids_of(conn: sqlite3.Connection, items: list[Item], p: Postings) -> di
             (sid, json.dumps(terms, ensure_ascii=False)),
         ).fetchall()
         found.update(((table, sid, term), term_id) for term, term_id in rows)
+    new = [(sid, term) for sid, term in missing if (table, sid, term) not in found]
+    found.update(((table, sid, term), i) for (sid, term), i in zip(new, added(conn, p, new), strict=True))
     return found
 
 
 def _fresh_to_recent(conn: sqlite3.Connection, p: Postings) -> int:
     moved = conn.execute(
-        f"insert or replace into {p.recent}(term_id, {p.item}, fresh_at, weight) "
-        f"select term_id, id >> {SHIFT}, fresh_at, weight from {p.fresh} order by term_id, id"
+        f"insert or replace into {p.recent}(term_id, {p.item}, {p.columns}) "
+        f"select term_id, id >> {SHIFT}, {p.columns} from {p.fresh} order by term_id, id"
     ).rowcount
     conn.execute(f"delete from {p.fresh}")
     return moved
@@ -367,12 +464,12 @@ def settle(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
     their terms' `df` (one pass over the vocabulary); returns how many."""
     p = postings
     conn.execute(
-        f"update {p.terms} set df = df + c.n from "
-        f"(select term_id, count(*) as n from {p.recent} group by term_id) c where {p.terms}.id = c.term_id"
+        f"update {p.counts} set df = df + c.n from "
+        f"(select term_id, count(*) as n from {p.recent} group by term_id) c where {p.counts}.id = c.term_id"
     )
     moved = conn.execute(
-        f"insert or replace into {p.settled}(term_id, {p.item}, fresh_at, weight) "
-        f"select term_id, {p.item}, fresh_at, weight from {p.recent} order by term_id, {p.item}"
+        f"insert or replace into {p.settled}(term_id, {p.item}, {p.columns}) "
+        f"select term_id, {p.item}, {p.columns} from {p.recent} order by term_id, {p.item}"
     ).rowcount
     conn.execute(f"delete from {p.recent}")
     return moved
@@ -394,8 +491,8 @@ def counting(postings: Postings) -> str:
     PostgreSQL, and the lines' index (a reply is indexed under the person it answers), read them all."""
     p = postings
     known = (
-        f"with known as (select id, term, df from {p.terms} where subject_id = ? "
-        "and term in (select value from json_each(?))) "
+        f"with known as (select t.id, t.term, c.df from {p.terms} t join {p.counts} c on c.id = t.id "
+        "where t.subject_id = ? and t.term in (select value from json_each(?))) "
         "select 0, id, term, df, null, null from known "
     )
     recent = (
@@ -403,7 +500,8 @@ def counting(postings: Postings) -> str:
         "where r.term_id in (select id from known) group by r.term_id"
     )
     fresh = (
-        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, f.weight from {p.fresh} f "
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, {p.weighed('f.')} "
+        f"from {p.fresh} f "
         "where f.term_id in (select id from known) "
     )
     if p != NOTES:
@@ -433,8 +531,9 @@ def remove(
         return
     listed = json.dumps(terms, ensure_ascii=False)
     conn.execute(
-        "update terms set df = df - 1 where subject_id = :s and term in (select value from json_each(:t)) "
-        "and exists (select 1 from postings p where p.term_id = terms.id and p.note_id = :n)",
+        "update term_counts set df = df - 1 where id in "
+        "(select id from terms where subject_id = :s and term in (select value from json_each(:t))) "
+        "and exists (select 1 from postings p where p.term_id = term_counts.id and p.note_id = :n)",
         {"s": subject_id, "t": listed, "n": note_id},
     )
     for table in ("recent_postings", "postings"):
@@ -450,19 +549,37 @@ def drop_unused(conn: sqlite3.Connection, subject_id: int) -> int:
     """Delete the person's terms that no posting on any level refers to (their last live note left, and
     was purged); returns how many. A scan of the person's vocabulary with two index probes per term."""
     forget_term_ids(conn)
-    return conn.execute(
-        "delete from terms where subject_id = ? "
+    unused = conn.execute(
+        "select id from terms where subject_id = ? "
         "and not exists (select 1 from postings p where p.term_id = terms.id) "
         "and not exists (select 1 from recent_postings r where r.term_id = terms.id) "
         "and id not in (select term_id from fresh_postings)",
         (subject_id,),
-    ).rowcount
+    ).fetchall()
+    if unused:
+        listed = json.dumps([term_id for (term_id,) in unused])
+        conn.execute("delete from term_counts where id in (select value from json_each(?))", (listed,))
+        conn.execute(
+            "delete from terms where subject_id = ? and id in (select value from json_each(?))",
+            (subject_id, listed),
+        )
+    return len(unused)
+
+
+def forget_vocabulary(conn: sqlite3.Connection, p: Postings, subject_id: int) -> None:
+    """Delete a person's postings on every level of index `p` and their vocabulary (an erase, a rebuild)."""
+    forget_term_ids(conn)
+    mine = f"(select id from {p.terms} where subject_id = ?)"
+    for table in (p.settled, p.recent, p.fresh, p.counts):
+        column = "id" if table == p.counts else "term_id"
+        conn.execute(f"delete from {table} where {column} in {mine}", (subject_id,))
+    conn.execute(f"delete from {p.terms} where subject_id = ?", (subject_id,))
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every live note again (after the tokenizer changed); returns how many notes were indexed."""
     forget_term_ids(conn)
-    for table in ("postings", "recent_postings", "fresh_postings", "terms"):
+    for table in ("postings", "recent_postings", "fresh_postings", "terms", "term_counts"):
         conn.execute(f"delete from {table}")
     rows = conn.execute(f"select subject_id, {COLUMNS} from notes where {LIVE}").fetchall()
     for row in rows:
@@ -475,22 +592,26 @@ def rebuild(conn: sqlite3.Connection) -> int:
 def refresh(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
     """A note's importance, feeling or freshness changed: bring its postings up to date, on every level."""
     terms = note_terms(note.text, note.key, note.gloss)
-    fresh_at, weight = rank_of(note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at)
+    fresh_at, importance, feeling = carried_of(
+        note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
+    )
     values = {
         "f": fresh_at,
-        "w": weight,
+        "i": importance,
+        "e": feeling,
         "n": note.id,
         "s": subject_id,
         "t": json.dumps(terms, ensure_ascii=False),
     }
     for table in ("recent_postings", "postings"):
         conn.execute(
-            f"update {table} set fresh_at = :f, weight = :w where note_id = :n and term_id in "
+            f"update {table} set fresh_at = :f, importance = :i, feeling = :e "
+            "where note_id = :n and term_id in "
             "(select id from terms where subject_id = :s and term in (select value from json_each(:t)))",
             values,
         )
     low, high = _fresh_range(note.id)
     conn.execute(
-        "update fresh_postings set fresh_at = ?, weight = ? where id between ? and ?",
-        (fresh_at, weight, low, high),
+        "update fresh_postings set fresh_at = ?, importance = ?, feeling = ? where id between ? and ?",
+        (fresh_at, importance, feeling, low, high),
     )

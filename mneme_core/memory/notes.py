@@ -377,12 +377,7 @@ def erase(conn: sqlite3.Connection, space: str, subject: str) -> int:
     sid = subject_id(conn, space, subject)
     if sid is None:
         return 0
-    for table in ("postings", "recent_postings", "fresh_postings"):
-        conn.execute(
-            f"delete from {table} where term_id in (select id from terms where subject_id = ?)", (sid,)
-        )
-    index.forget_term_ids(conn)
-    conn.execute("delete from terms where subject_id = ?", (sid,))
+    index.forget_vocabulary(conn, index.NOTES, sid)
     removed = conn.execute("delete from notes where subject_id = ?", (sid,)).rowcount
     conn.execute("delete from recalls where subject_id = ?", (sid,))
     for table in ("profiles", "moods", "relationships", "closeness"):

@@ -410,8 +410,8 @@ def _ranking(p: index.Postings, table: str, terms: int, period: bool, where: str
     parts = []
     for i in range(terms):
         parts.extend(
-            f"select {p.item} as item, :w{i} as w, {1 << i} as bit, fresh_at, weight from (select {p.item}, "
-            f"fresh_at, weight from {level} where term_id = :t{i} order by {p.item} desc limit :{limit}{i})"
+            f"select {p.item} as item, :w{i} as w, {1 << i} as bit, {p.columns} from (select {p.item}, "
+            f"{p.columns} from {level} where term_id = :t{i} order by {p.item} desc limit :{limit}{i})"
             for level, limit in ((p.recent, "r"), (p.settled, "c"))
         )
     fresh = "coalesce(pow(0.5, max(0.0, :now - h.fresh_at) / 86400.0 / :hl), 1.0)"
@@ -425,13 +425,15 @@ def _ranking(p: index.Postings, table: str, terms: int, period: bool, where: str
     join = f"join {table} n on n.id = h.item where 1 {where} " if where else ""
     sql = (
         "select h.item, sum(h.w) as evidence, sum(h.bit) as hits, "
-        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * h.weight{boost} as score "
+        f"sum(h.w) * ({FADED} + {1 - FADED} * {fresh}) * {p.weighed('h.')}{boost} as score "
         f"from ({' union all '.join(parts)}) h {join}"
         "group by h.item order by score desc, h.item desc limit :k"
     )
     if on_file:
         return sql
-    postgres = sql.replace("h.fresh_at", "max(h.fresh_at)").replace("* h.weight", "* max(h.weight)")
+    postgres = sql
+    for column in p.carried:
+        postgres = postgres.replace(f"h.{column}", f"max(h.{column})")
     return Dialects(sql, postgres)
 
 

@@ -31,7 +31,6 @@ by a person's term ids, start over for each person as that person is rebuilt (it
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -139,13 +138,7 @@ def batch(conn: Any, version: str) -> list[int]:
 def rebuild(conn: Any, sid: int) -> int:
     """Index one person's live notes and their lines again by the current rules, replacing all their
     postings; returns how many notes and lines were indexed."""
-    index.forget_term_ids(conn)
-    for table in (NOTES.settled, NOTES.recent, NOTES.fresh):
-        conn.execute(
-            f"delete from {table} where term_id in (select id from {NOTES.terms} where subject_id = ?)",
-            (sid,),
-        )
-    conn.execute("delete from terms where subject_id = ?", (sid,))
+    index.forget_vocabulary(conn, NOTES, sid)
     line_index.erase(conn, sid)
     notes = _notes(conn, sid)
     lines = _lines(conn, sid)
@@ -165,10 +158,10 @@ def _notes(conn: Any, sid: int) -> list[Item]:
         note = note_of("", row)
         terms = index.note_terms(note.text, note.key, note.gloss)
         if terms:
-            fresh_at, weight = index.rank_of(
+            carried = index.carried_of(
                 note.kind, note.importance, note.feeling, note.happened_at, note.recalled_at
             )
-            items.append(Item(sid, note.id, terms, fresh_at, weight))
+            items.append(Item(sid, note.id, terms, carried))
     return items
 
 
@@ -186,7 +179,7 @@ def _lines(conn: Any, sid: int) -> list[Item]:
     for line_id, name, said, at in rows:
         terms = line_index.line_terms(name, said)
         if terms:
-            items.append(Item(sid, line_id, terms, at, line_index.WEIGHT))
+            items.append(Item(sid, line_id, terms, (at, line_index.WEIGHT)))
     return items
 
 
@@ -198,12 +191,8 @@ def _settled(conn: Any, p: Postings, sid: int, items: list[Item]) -> None:
     if not items:
         return
     terms = list(dict.fromkeys(term for item in items for term in item.terms))
-    conn.execute(
-        f"insert into {p.terms}(subject_id, term, df) select ?, value, 0 from json_each(?) where true",
-        (sid, json.dumps(terms, ensure_ascii=False)),
-    )
-    rows = conn.execute(f"select term, id from {p.terms} where subject_id = ?", (sid,)).fetchall()
-    ids = {(p.terms, sid, term): term_id for term, term_id in rows}
+    made = index.added(conn, p, [(sid, term) for term in terms])
+    ids = {(p.terms, sid, term): term_id for term, term_id in zip(terms, made, strict=True)}
     index._write_level(conn, p, p.settled, {item.id: item for item in items}, ids)
 
 

@@ -59,26 +59,20 @@ def add(
     terms = line_terms(name, said)
     if not terms:
         return
-    index.add_postings(conn, LINES, subject_id, line_id, terms, at, WEIGHT)
+    index.add_postings(conn, LINES, subject_id, line_id, terms, (at, WEIGHT))
     conn.execute("update subjects set lines = lines + 1 where id = ?", (subject_id,))
 
 
 def erase(conn: sqlite3.Connection, subject_id: int) -> None:
     """Every posting of a person's lines and their vocabulary (inside the caller's erase)."""
-    for table in (LINES.settled, LINES.recent, LINES.fresh):
-        conn.execute(
-            f"delete from {table} where term_id in (select id from {LINES.terms} where subject_id = ?)",
-            (subject_id,),
-        )
-    index.forget_term_ids(conn)
-    conn.execute(f"delete from {LINES.terms} where subject_id = ?", (subject_id,))
+    index.forget_vocabulary(conn, LINES, subject_id)
     conn.execute("update subjects set lines = 0 where id = ?", (subject_id,))
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every person's lines again (after the terms' rules changed); returns how many were indexed."""
     index.forget_term_ids(conn)
-    for table in (LINES.settled, LINES.recent, LINES.fresh, LINES.terms):
+    for table in (LINES.settled, LINES.recent, LINES.fresh, LINES.terms, LINES.counts):
         conn.execute(f"delete from {table}")
     conn.execute("update subjects set lines = 0")
     rows = conn.execute(

@@ -502,6 +502,52 @@ REINDEXING_0017 = "create table reindexing(subject_id bigint primary key);\n" + 
     "        delete from reindexing where subject_id = old.id;",
 )
 
+
+def _vocabulary_0018(terms: str, counts: str) -> str:
+    """0018 for one vocabulary, as the file's (`store.schema.COMPACT_INDEX_0018`): the `df` by id in a table
+    of its own, whose identity carries on from the vocabulary's; the vocabulary keyed by (subject, term)."""
+    return f"""
+create table {counts}(id {ID}, df bigint not null default 0);
+insert into {counts}(id, df) select id, df from {terms};
+do $$ declare last bigint; called boolean; begin
+    execute format('select last_value, is_called from %s', pg_get_serial_sequence('{terms}', 'id'))
+        into last, called;
+    perform setval(pg_get_serial_sequence('{counts}', 'id'), last, called);
+end $$;
+create table {terms}_0018(
+    subject_id bigint not null,
+    term {T} not null,
+    id bigint not null,
+    primary key(subject_id, term)
+);
+insert into {terms}_0018(subject_id, term, id) select subject_id, term, id from {terms};
+drop table {terms};
+alter table {terms}_0018 rename to {terms};
+alter table {terms} rename constraint {terms}_0018_pkey to {terms}_pkey;
+"""
+
+
+def _carried_0018(table: str, note: str) -> str:
+    """0018 for one level of the notes' postings: the note's importance and feeling where its weight was,
+    the second of its freshness (truncated toward zero, as SQLite's cast)."""
+    return f"""
+alter table {table} add column importance bigint, add column feeling double precision;
+update {table} p set fresh_at = trunc(p.fresh_at), importance = n.importance, feeling = n.feeling
+    from notes n where n.id = {note};
+delete from {table} where importance is null;
+alter table {table} alter column importance set not null, alter column feeling set not null,
+    drop column weight;
+"""
+
+
+COMPACT_INDEX_0018 = (
+    _vocabulary_0018("terms", "term_counts")
+    + _vocabulary_0018("line_terms", "line_term_counts")
+    + _carried_0018("postings", "p.note_id")
+    + _carried_0018("recent_postings", "p.note_id")
+    + _carried_0018("fresh_postings", "p.id >> 20")
+)
+
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
     "0002_mood_relations": MOOD_RELATIONS_0002,
@@ -515,6 +561,7 @@ STEPS: dict[str, str] = {
     "0015_lifecycle": LIFECYCLE_0015,
     "0016_newest": NEWEST_0016,
     "0017_reindexing": REINDEXING_0017,
+    "0018_compact_index": COMPACT_INDEX_0018,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 
