@@ -14,8 +14,9 @@ quick version.
 
 Measured on a copy of the cached file (so the cache stays untouched): the open, the first recall after the
 open (a random person), `--queries` recalls and prompts for random people (each a query in one of the
-person's languages), the file's size per note, and the erase of a few people (each `Mneme.erase`, down to
-the bytes: secure delete and a truncating checkpoint).
+person's languages), the file's size per note (per note in the file: the generated notes repeat now and
+then, and a person's same text again is one note; with its free pages, which a migration leaves), and the
+erase of a few people (each `Mneme.erase`, down to the bytes: secure delete and a truncating checkpoint).
 
 "First recall after open" is the first `recall()` of a new `Mneme` on the copy, in this process: the copy
 was just written, so its pages are in the OS's cache (dropping that cache needs root here), but none is in
@@ -34,8 +35,10 @@ import hashlib
 import os
 import random
 import shutil
+import sqlite3
 import statistics
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -85,13 +88,16 @@ def cached(people: int, per: int, seed: int, log=print) -> Path:
         Path(str(building) + suffix).unlink(missing_ok=True)
     for older in CACHE.glob(f"people-{people}x{per}-seed{seed}-*.db"):  # another schema's: migrate a copy
         shutil.copyfile(older, building)
+        began = time.perf_counter()
         try:
             with Mneme(building, space="bench", max_notes=CAP) as m:
+                opened = time.perf_counter() - began
                 m.reindex_pending()  # an older file's index, rebuilt here: not during the measurement
         except Exception as err:  # a newer schema's file: build this one anew
             log(f"  {older.name} cannot be migrated here ({err}); building anew")
             continue
-        log(f"  migrated a copy of {older.name}")
+        took = time.perf_counter() - began
+        log(f"  migrated a copy of {older.name}: opened in {opened:.1f} s, ready in {took:.1f} s")
         os.replace(building, path)
         return path
     now = time.time()
@@ -114,6 +120,22 @@ def cached(people: int, per: int, seed: int, log=print) -> Path:
     return path
 
 
+def _count(db: str) -> int:
+    """The notes in the file: the generated ones repeat now and then, and a person's same text again is the
+    same note (one person's 100,000 are 83,896 notes; 10,000 people's 300 each are 2,995,463)."""
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("select count(*) from notes").fetchone()[0]
+
+
+def _free(db: str) -> int:
+    """Bytes of the file's free pages (a migration leaves the old tables' pages free, for the next notes)."""
+    with closing(sqlite3.connect(db)) as conn:
+        return (
+            conn.execute("pragma freelist_count").fetchone()[0]
+            * conn.execute("pragma page_size").fetchone()[0]
+        )
+
+
 def _wal_mb(db: str) -> float:
     wal = Path(db + "-wal")
     return wal.stat().st_size / 2**20 if wal.exists() else 0.0
@@ -133,9 +155,10 @@ def measure(people: int, per: int, *, queries: int, seed: int, workdir: str, log
     shutil.copyfile(source, db)
     with open(db, "rb+") as copied:  # on disk before the clock starts: the first erase's fsync is its own
         os.fsync(copied.fileno())
-    out: dict[str, Any] = {"people": people, "per": per, "notes": people * per}
+    out: dict[str, Any] = {"people": people, "per": per, "notes": _count(db)}
     out["db_mb"] = os.path.getsize(db) / 2**20
-    out["bytes_per_note"] = os.path.getsize(db) / (people * per)
+    out["bytes_per_note"] = os.path.getsize(db) / out["notes"]
+    out["free_mb"] = _free(db) / 2**20
     rng = random.Random(seed)
     asked = {lang: make_queries(lang, 200, seed=seed) for lang in LANGS}
 
@@ -196,6 +219,7 @@ def measure(people: int, per: int, *, queries: int, seed: int, workdir: str, log
 ROWS = (
     ("notes", "notes", "{:,}"),
     ("DB file, MB", "db_mb", "{:,.1f}"),
+    ("of which free pages, MB", "free_mb", "{:,.1f}"),
     ("bytes per note", "bytes_per_note", "{:,.0f}"),
     ("open, ms", "open_ms", "{:.1f}"),
     ("first recall after open, ms", "first_recall_ms", "{:.1f}"),
