@@ -1,7 +1,8 @@
-"""Migration `0018_compact_index` (`memory.index`: the vocabulary keyed by person and term with each `df` in
-`term_counts`; the notes' postings carrying importance, feeling and the second of their freshness): a file or
-a PostgreSQL schema as 0017 left it comes over holding exactly the index the engine writes now, so every
-recall and its `explain()` are the same, and no term id is ever given twice."""
+"""Migrations `0018_compact_index` (`memory.index`: the vocabulary keyed by person and term with each `df` in
+`term_counts`; the notes' postings carrying importance, feeling and the second of their freshness) and
+`0019_line_owners` (the lines' fresh postings naming their person): a file or a PostgreSQL schema as 0017 left
+it comes over holding exactly the index the engine writes now, so every recall and its `explain()` are the
+same, and no term id is ever given twice."""
 
 from __future__ import annotations
 
@@ -18,8 +19,22 @@ from mneme_core.store import schema
 S, T = "discord:42", "discord:7"
 WORDS = ["cat", "dog", "tea", "rain", "hike", "book", "piano", "garden", "river", "market", "train", "coffee"]
 CHINESE = ["猫", "狗", "茶", "雨", "书", "钢琴", "花园", "河", "市场", "火车", "咖啡", "电影", "雪", "海滩"]
-QUERIES = ["cat and tea", "piano garden", "猫", "咖啡和电影", "river market train", "coffee", "Leah engaged"]
+QUERIES = [
+    "cat and tea",
+    "piano garden",
+    "猫",
+    "咖啡和电影",
+    "river market train",
+    "coffee",
+    "Leah",
+    "pottery bowl",
+]
 LEVELS = ("postings", "recent_postings", "fresh_postings")
+TALK = [
+    ("my sister Leah got engaged!", "Congratulations! To whom?"),
+    ("to Marcus, they met climbing", "A climber, lovely."),
+    ("I started a pottery class", "Show me your first bowl!"),
+]
 # Everything the index holds, in an order that does not depend on the backend.
 SNAPSHOT = {
     "terms": "select t.subject_id, t.term, t.id, c.df from terms t join term_counts c on c.id = t.id "
@@ -31,6 +46,10 @@ SNAPSHOT = {
     "order by 1, 2",
     "fresh_postings": "select id, term_id, fresh_at, importance, feeling from fresh_postings order by 1",
     "line_postings": "select term_id, line_id, fresh_at, weight from line_postings order by 1, 2",
+    "line_recent_postings": "select term_id, line_id, fresh_at, weight from line_recent_postings "
+    "order by 1, 2",
+    "line_fresh_postings": "select id, subject_id, term_id, fresh_at, weight from line_fresh_postings "
+    "order by 1",
 }
 
 
@@ -64,13 +83,11 @@ def written(m: Mneme, clock: Any, location: Any) -> None:
         clock.advance(hours=1, seconds=0.37)
         more += 1
 
-    async def talk() -> None:
-        line = await m.transcript.aadd_line(
-            "dm:" + S, subject=S, text="my sister Leah got engaged!", name="Leo"
-        )
-        await m.transcript.aadd_reply(
-            "dm:" + S, text="Congratulations!", reply_to=line.id, name="Mio", observe=S
-        )
+    async def talk() -> None:  # some lines merged, the newest still fresh (a reply among them)
+        for said, answer in TALK:
+            line = await m.transcript.aadd_line("dm:" + S, subject=S, text=said, name="Leo")
+            await m.transcript.aadd_reply("dm:" + S, text=answer, reply_to=line.id, name="Mio", observe=S)
+            clock.advance(hours=1, seconds=0.37)
 
     asyncio.run(talk())
 
@@ -120,14 +137,17 @@ def as_0017(location: Any) -> None:
         for table in LEVELS:
             note = "{table}.id >> 20" if table == "fresh_postings" else "{table}.note_id"
             steps += OLD_POSTINGS.format(table=table, note=note.format(table=table)) + ";"
+        steps += (
+            "drop index line_fresh_postings_subject; alter table line_fresh_postings drop column subject_id;"
+        )
         for statement in schema.statements(steps):
             conn.execute(statement)
         if is_postgres(location):
             conn.execute("select setval(pg_get_serial_sequence('terms', 'id'), ?)", (GIVEN,))
         else:
             conn.execute("update sqlite_sequence set seq = ? where name = 'terms'", (GIVEN,))
-        conn.execute("delete from migrations where name = '0018_compact_index'")
-        conn.execute("update meta set value = ? where key = 'schema_level'", (str(schema.LEVEL - 1),))
+        conn.execute("delete from migrations where name in ('0018_compact_index', '0019_line_owners')")
+        conn.execute("update meta set value = ? where key = 'schema_level'", (str(schema.LEVEL - 2),))
 
 
 def test_a_file_as_0017_left_it_comes_over_with_the_index_the_engine_writes(
@@ -139,6 +159,7 @@ def test_a_file_as_0017_left_it_comes_over_with_the_index_the_engine_writes(
     before, held = answers(m), snapshot(db_path)
     m.close()
     assert all(held[table] for table in LEVELS)  # every level holds postings
+    assert held["line_recent_postings"] and held["line_fresh_postings"]
     assert any(row[2] is not None and row[2] == int(row[2]) for row in held["postings"])
     as_0017(db_path)
     with raw_connection(db_path) as conn:

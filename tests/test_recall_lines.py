@@ -196,3 +196,30 @@ async def test_since_and_until_keep_to_lines_said_then_and_kinds_to_notes(mneme:
     assert [r.line.id for r in mneme.recall(LEO, "pottery", since=start).lines] == [ids[2], ids[3]]
     assert ids[0] in {r.line.id for r in mneme.recall(LEO, "pottery", until=start).lines}
     assert mneme.recall(LEO, "pottery", kinds=["fact"]).lines == []
+
+
+async def test_fresh_line_postings_name_the_person_a_reply_answered(
+    mneme: Mneme, clock: Any, db_path
+) -> None:
+    ids = await said(mneme, clock, TALK[:1])
+    await mneme.transcript.aadd_line("dm:discord:7", subject="discord:7", text="engaged? not me", name="Ann")
+    with raw_connection(db_path) as conn:
+        owners = dict(conn.execute("select id >> 20, subject_id from line_fresh_postings").fetchall())
+        (leo,) = conn.execute("select id from subjects where subject = ?", (LEO,)).fetchone()
+    assert owners[ids[0]] == owners[ids[1]] == leo  # Leo's line and the reply to it are Leo's
+    assert len(set(owners.values())) == 2
+    found = mneme.recall(LEO, "who got engaged?")
+    assert {said.line.id for said in found.lines} <= set(ids)  # never Ann's line
+
+
+@pytest.mark.sqlite_only
+def test_a_lines_recall_reads_its_persons_fresh_postings_alone(mneme: Mneme) -> None:
+    from mneme_core.memory import index
+
+    statement = index.counting(index.LINES)
+    plan = mneme.store.read(
+        lambda conn: conn.execute(
+            "explain query plan " + statement, index.params(index.LINES, 1, "[]")
+        ).fetchall()
+    )
+    assert any("line_fresh_postings_subject" in row[-1] for row in plan), plan

@@ -306,7 +306,7 @@ def counted(
     recent: dict[int, int] = {}
     fresh_df: dict[int, int] = {}
     for part, a, term, n, fresh_at, weight in conn.execute(
-        index.counting(p), (sid, json.dumps(terms, ensure_ascii=False))
+        index.counting(p), index.params(p, sid, json.dumps(terms, ensure_ascii=False))
     ):
         if part == 0:
             known.append((a, term, n))

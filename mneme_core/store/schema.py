@@ -623,6 +623,26 @@ alter table fresh_postings_0018 rename to fresh_postings;
 )
 
 
+# The lines' fresh postings name their person (`memory.index.Postings.owned`): a reply is indexed under the
+# person whose line it answers, so no index of `lines` tells whose a fresh line is, and every recall read all
+# of them (`memory.index.counting`).
+LINE_OWNERS_0019 = """
+create table line_fresh_postings_0019(
+    id integer primary key,
+    subject_id integer not null,
+    term_id integer not null,
+    fresh_at real,
+    weight real not null
+);
+insert into line_fresh_postings_0019(id, subject_id, term_id, fresh_at, weight)
+    select f.id, t.subject_id, f.term_id, f.fresh_at, f.weight
+    from line_fresh_postings f join line_terms t on t.id = f.term_id order by f.id;
+drop table line_fresh_postings;
+alter table line_fresh_postings_0019 rename to line_fresh_postings;
+create index line_fresh_postings_subject on line_fresh_postings(subject_id, id);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_notes", sql_step(NOTES_0001)),
     Migration("0002_mood_relations", sql_step(MOOD_RELATIONS_0002)),
@@ -637,6 +657,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0016_newest", sql_step(NEWEST_0016)),
     Migration("0017_reindexing", sql_step(REINDEXING_0017)),
     Migration("0018_compact_index", sql_step(COMPACT_INDEX_0018)),
+    Migration("0019_line_owners", sql_step(LINE_OWNERS_0019)),
 )
 LEVEL = len(MIGRATIONS)
 

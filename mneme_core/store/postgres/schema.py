@@ -548,6 +548,15 @@ COMPACT_INDEX_0018 = (
     + _carried_0018("fresh_postings", "p.id >> 20")
 )
 
+# 0019 as the file's (`store.schema.LINE_OWNERS_0019`): the lines' fresh postings name their person.
+LINE_OWNERS_0019 = """
+alter table line_fresh_postings add column subject_id bigint;
+update line_fresh_postings f set subject_id = t.subject_id from line_terms t where t.id = f.term_id;
+delete from line_fresh_postings where subject_id is null;
+alter table line_fresh_postings alter column subject_id set not null;
+create index line_fresh_postings_subject on line_fresh_postings(subject_id, id);
+"""
+
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
     "0002_mood_relations": MOOD_RELATIONS_0002,
@@ -562,6 +571,7 @@ STEPS: dict[str, str] = {
     "0016_newest": NEWEST_0016,
     "0017_reindexing": REINDEXING_0017,
     "0018_compact_index": COMPACT_INDEX_0018,
+    "0019_line_owners": LINE_OWNERS_0019,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 
