@@ -563,7 +563,9 @@ end
 # importance and feeling where they carried its weight, and the second of its freshness (truncated).
 # Measured with dbstat on a file of 1,000 people x 300 notes: see `memory.index`. A file is rewritten
 # table by table (every posting, every term) in the migration's transaction; the old tables' pages are
-# zeroed as they are freed (`secure_delete`) and stay in the file, for the next notes to fill.
+# zeroed as they are freed (`secure_delete`: they held the people's words) and stay in the file, for the
+# next notes to fill. 10,000 people x 300 notes (3 million notes, 2,436 MB) took 135 s at open on a loaded
+# machine (1,000 x 300: 5.4 s); the file grew to 3,257 MB, of which 1,340 MB free pages.
 def _vocabulary_0018(terms: str, counts: str) -> str:
     return f"""
 create table {counts}(id integer primary key autoincrement, df integer not null default 0);

@@ -10,7 +10,8 @@ companion was not addressed) are not indexed: they are never judged or observed,
 of them are kept. `subjects.lines` counts a person's indexed lines: the `N` of their lines' idf.
 
 Lines are the conversation as it was, not curated notes, so a posting carries when the line was said
-(`fresh_at`) and a weight of 1: no importance, no feeling.
+(`fresh_at`) and a weight of 1: no importance, no feeling. A fresh posting names the person whose index it
+is in (`memory.index.Postings.owned`, migration `0019_line_owners`), so a recall reads its person's alone.
 
 A line leaves the index with its person (`erase`): their vocabulary and every posting of it go in the
 transaction that deletes their lines. `rebuild` indexes every line again when the terms' rules change
