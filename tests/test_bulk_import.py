@@ -19,13 +19,12 @@ KEYS = ["home", "job", "pet"]
 TABLES = {
     "notes": "select * from notes order by id",
     "subjects": "select * from subjects order by id",
-    "terms": "select t.id, t.subject_id, t.term, c.df from terms t join term_counts c on c.id = t.id "
-    "order by t.id",
+    "terms": "select id, subject_id, term, df from terms order by id",
     "postings": "select * from postings order by term_id, note_id",
     "recent_postings": "select * from recent_postings order by term_id, note_id",
     "fresh_postings": "select * from fresh_postings order by id",
-    "meta": "select * from meta where key = 'recent_merges'",
-    "sequences": "select * from sqlite_sequence where name in ('notes', 'term_counts') order by name",
+    "meta": "select * from meta where key in ('recent_merges', 'term_ids') order by key",
+    "sequences": "select * from sqlite_sequence where name = 'notes'",
     "links": "select * from links order by a, b",
 }
 

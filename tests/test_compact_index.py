@@ -1,8 +1,8 @@
-"""Migrations `0018_compact_index` (`memory.index`: the vocabulary keyed by person and term with each `df` in
-`term_counts`; the notes' postings carrying importance, feeling and the second of their freshness) and
-`0019_line_owners` (the lines' fresh postings naming their person): a file or a PostgreSQL schema as 0017 left
-it comes over holding exactly the index the engine writes now, so every recall and its `explain()` are the
-same, and no term id is ever given twice."""
+"""Migration `0018_compact_index` (`memory.index`: the vocabulary keyed by person and term; the fresh and
+recent postings naming their person and term; the notes' postings carrying importance, feeling and the
+second of their freshness): a file or a PostgreSQL schema as 0017 left it comes over holding exactly the index
+the engine writes now, so every recall and its `explain()` are the same, and no term id is ever given
+twice."""
 
 from __future__ import annotations
 
@@ -37,18 +37,17 @@ TALK = [
 ]
 # Everything the index holds, in an order that does not depend on the backend.
 SNAPSHOT = {
-    "terms": "select t.subject_id, t.term, t.id, c.df from terms t join term_counts c on c.id = t.id "
-    "order by t.id",
-    "line_terms": "select t.subject_id, t.term, t.id, c.df from line_terms t "
-    "join line_term_counts c on c.id = t.id order by t.id",
+    "terms": "select subject_id, term, id, df from terms order by id",
+    "line_terms": "select subject_id, term, id, df from line_terms order by id",
     "postings": "select term_id, note_id, fresh_at, importance, feeling from postings order by 1, 2",
-    "recent_postings": "select term_id, note_id, fresh_at, importance, feeling from recent_postings "
-    "order by 1, 2",
-    "fresh_postings": "select id, term_id, fresh_at, importance, feeling from fresh_postings order by 1",
+    "recent_postings": "select term_id, note_id, subject_id, term, fresh_at, importance, feeling "
+    "from recent_postings order by 1, 2",
+    "fresh_postings": "select id, subject_id, term_id, term, fresh_at, importance, feeling "
+    "from fresh_postings order by 1",
     "line_postings": "select term_id, line_id, fresh_at, weight from line_postings order by 1, 2",
-    "line_recent_postings": "select term_id, line_id, fresh_at, weight from line_recent_postings "
-    "order by 1, 2",
-    "line_fresh_postings": "select id, subject_id, term_id, fresh_at, weight from line_fresh_postings "
+    "line_recent_postings": "select term_id, line_id, subject_id, term, fresh_at, weight "
+    "from line_recent_postings order by 1, 2",
+    "line_fresh_postings": "select id, subject_id, term_id, term, fresh_at, weight from line_fresh_postings "
     "order by 1",
 }
 
@@ -101,8 +100,9 @@ def answers(m: Mneme) -> list[str]:
     return [m.recall(who, query, log=False).explain() for who in (S, T) for query in QUERIES]
 
 
-# The notes' index as 0017 left it: the vocabulary one table by id with its df and a unique (subject, term),
-# each posting with the note's exact freshness and its weight (`index.rank_of`).
+# The index as 0017 left it: each vocabulary a table by id with its df and a unique (subject, term), the
+# fresh and recent postings without their person and term, a note's posting with the note's exact
+# freshness and its weight (`index.rank_of`).
 OLD_TERMS = """
 create table {terms}_0017(
     id integer primary key autoincrement,
@@ -111,10 +111,8 @@ create table {terms}_0017(
     df integer not null default 0,
     unique(subject_id, term)
 );
-insert into {terms}_0017(id, subject_id, term, df)
-    select t.id, t.subject_id, t.term, c.df from {terms} t join {counts} c on c.id = t.id;
+insert into {terms}_0017(id, subject_id, term, df) select id, subject_id, term, df from {terms};
 drop table {terms};
-drop table {counts};
 alter table {terms}_0017 rename to {terms}
 """
 OLD_POSTINGS = """
@@ -126,28 +124,32 @@ update {table} set weight = (0.4 + 0.15 * n.importance) * (1 + 0.3 * abs(n.feeli
 alter table {table} drop column importance;
 alter table {table} drop column feeling
 """
+UNNAMED = """
+alter table {table} drop column subject_id;
+alter table {table} drop column term
+"""
 GIVEN = 1000  # the highest term id the old vocabulary ever gave (its sequence): some were purged since
 
 
 def as_0017(location: Any) -> None:
     """Turn the index back into 0017's layout, and the schema's records with it."""
     with raw_connection(location) as conn:
-        steps = OLD_TERMS.format(terms="terms", counts="term_counts") + ";"
-        steps += OLD_TERMS.format(terms="line_terms", counts="line_term_counts") + ";"
+        steps = OLD_TERMS.format(terms="terms") + ";" + OLD_TERMS.format(terms="line_terms") + ";"
         for table in LEVELS:
             note = "{table}.id >> 20" if table == "fresh_postings" else "{table}.note_id"
             steps += OLD_POSTINGS.format(table=table, note=note.format(table=table)) + ";"
-        steps += (
-            "drop index line_fresh_postings_subject; alter table line_fresh_postings drop column subject_id;"
-        )
+        steps += "drop index fresh_postings_subject; drop index line_fresh_postings_subject;"
+        for table in ("recent_postings", "fresh_postings", "line_recent_postings", "line_fresh_postings"):
+            steps += UNNAMED.format(table=table) + ";"
         for statement in schema.statements(steps):
             conn.execute(statement)
         if is_postgres(location):
             conn.execute("select setval(pg_get_serial_sequence('terms', 'id'), ?)", (GIVEN,))
         else:
             conn.execute("update sqlite_sequence set seq = ? where name = 'terms'", (GIVEN,))
-        conn.execute("delete from migrations where name in ('0018_compact_index', '0019_line_owners')")
-        conn.execute("update meta set value = ? where key = 'schema_level'", (str(schema.LEVEL - 2),))
+        conn.execute("delete from meta where key in ('term_ids', 'line_term_ids')")
+        conn.execute("delete from migrations where name = '0018_compact_index'")
+        conn.execute("update meta set value = ? where key = 'schema_level'", (str(schema.LEVEL - 1),))
 
 
 def test_a_file_as_0017_left_it_comes_over_with_the_index_the_engine_writes(

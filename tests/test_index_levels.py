@@ -72,9 +72,8 @@ def indexed_df(db_path) -> dict[str, int]:
         term: df
         for term, df in rows(
             db_path,
-            "select t.term, c.df + (select count(*) from fresh_postings f where f.term_id = t.id) "
-            "+ (select count(*) from recent_postings r where r.term_id = t.id) "
-            "from terms t join term_counts c on c.id = t.id",
+            "select term, df + (select count(*) from fresh_postings f where f.term_id = terms.id) "
+            "+ (select count(*) from recent_postings r where r.term_id = terms.id) from terms",
         )
         if df
     }

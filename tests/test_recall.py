@@ -37,9 +37,8 @@ def df_of(db_path, term: str) -> int:
     """How many live notes contain a term: `df` plus its recent and fresh postings (see `index`)."""
     with raw(db_path) as conn:
         row = conn.execute(
-            "select c.df + (select count(*) from fresh_postings f where f.term_id = t.id) "
-            "+ (select count(*) from recent_postings r where r.term_id = t.id) "
-            "from terms t join term_counts c on c.id = t.id where t.term = ?",
+            "select df + (select count(*) from fresh_postings f where f.term_id = terms.id) "
+            "+ (select count(*) from recent_postings r where r.term_id = terms.id) from terms where term = ?",
             (term,),
         ).fetchone()
     return row[0] if row else 0

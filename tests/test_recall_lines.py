@@ -132,7 +132,6 @@ async def test_a_file_with_lines_from_before_the_index_is_indexed_on_open(tmp_pa
     conn = sqlite3.connect(path)
     for table in (
         "line_terms",
-        "line_term_counts",
         "line_fresh_postings",
         "line_recent_postings",
         "line_postings",

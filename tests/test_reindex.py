@@ -90,10 +90,8 @@ def statistics(db_path, people=PEOPLE) -> tuple:
         return tuple(
             sorted(row for row in conn.execute(sql).fetchall() if row[0] in people)
             for sql in (
-                "select s.subject, t.term, c.df from terms t join subjects s on s.id = t.subject_id "
-                "join term_counts c on c.id = t.id",
-                "select s.subject, t.term, c.df from line_terms t join subjects s on s.id = t.subject_id "
-                "join line_term_counts c on c.id = t.id",
+                "select s.subject, t.term, t.df from terms t join subjects s on s.id = t.subject_id",
+                "select s.subject, t.term, t.df from line_terms t join subjects s on s.id = t.subject_id",
                 "select s.subject, t.term, p.note_id, p.fresh_at, p.importance, p.feeling from postings p "
                 "join terms t on t.id = p.term_id join subjects s on s.id = t.subject_id",
                 "select s.subject, t.term, p.line_id, p.fresh_at from line_postings p "

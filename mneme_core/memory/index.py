@@ -35,10 +35,12 @@ dbstat on a file of 1,000 people x 300 notes built by the import, bytes a note:
 | | postings | vocabulary | whole file |
 |---|---|---|---|
 | before | 455 | 183 (`terms` 93, its index 90) | 836 |
-| after | 326 | 138 (`terms` 90, `term_counts` 48) | 660 |
+| after | 326 | 96 (`terms`) | 620 |
 
 One person's vocabulary is a few bytes a note at 100,000 notes; many people's cannot be: each of them has
-their own words with their own `df`.
+their own words with their own `df`. What it cost: the fresh postings name their person and term (a
+merge counts them into `df` by the vocabulary's key) and new terms take their ids from `meta`, so a
+`remember()` does a little more (see `added`).
 """
 
 from __future__ import annotations
@@ -61,37 +63,27 @@ SHIFT = 20  # fresh_postings.id = note_id << SHIFT | the term's position in the 
 
 @dataclass(frozen=True)
 class Postings:
-    """The tables of one term index: the vocabulary (`terms`: a person's term -> its id) and each term's `df`
-    (`counts`: id -> df), the three levels of postings, the column naming what a posting points at, the meta
-    key counting fresh merges since the last settle; and what a posting carries for recall's first ranking
-    beside its key (`carried`, their PostgreSQL types in `types`) with the weight made of it (`weight`, SQL
-    where `{t}` is a table's alias and its dot)."""
+    """The tables of one term index: the vocabulary (`terms`: a person's term -> its id and `df`), the three
+    levels of postings, the column naming what a posting points at, the meta keys counting fresh merges
+    since the last settle (`merges`) and holding the last term id given (`given`); and what a posting
+    carries for recall's first ranking beside its key (`carried`, their PostgreSQL types in `types`) with the
+    weight made of it (`weight`, SQL where `{t}` is a table's alias and its dot)."""
 
     terms: str
-    counts: str
     fresh: str
     recent: str
     settled: str
     item: str
     merges: str
+    given: str
     carried: tuple[str, ...]
     types: tuple[str, ...]
     weight: str
-    owned: bool = False  # the fresh postings name their person (`subject_id`), and are read by it
 
     @property
     def columns(self) -> str:
         """The carried columns, listed."""
         return ", ".join(self.carried)
-
-    def owner(self, subject_id: int) -> tuple[int, ...]:
-        """The fresh postings' `subject_id` value, where they have one (`owned`)."""
-        return (subject_id,) if self.owned else ()
-
-    @property
-    def fresh_columns(self) -> str:
-        """The fresh postings' columns after `id, term_id`."""
-        return ("subject_id, " if self.owned else "") + self.columns
 
     def weighed(self, alias: str = "") -> str:
         """A posting's weight as SQL, on the columns of the table called `alias` (like "h.")."""
@@ -100,43 +92,52 @@ class Postings:
 
 NOTES = Postings(
     "terms",
-    "term_counts",
     "fresh_postings",
     "recent_postings",
     "postings",
     "note_id",
     "recent_merges",
+    "term_ids",
     ("fresh_at", "importance", "feeling"),
     ("float8", "bigint", "float8"),
     "(0.4 + 0.15 * {t}importance) * (1 + 0.3 * abs({t}feeling))",
 )
 LINES = Postings(
     "line_terms",
-    "line_term_counts",
     "line_fresh_postings",
     "line_recent_postings",
     "line_postings",
     "line_id",
     "line_merges",
+    "line_term_ids",
     ("fresh_at", "weight"),
     ("float8", "float8"),
     "{t}weight",
-    owned=True,
 )
 MERGES = NOTES.merges  # meta: fresh merges since the recent postings last settled
 
 
-# PostgreSQL types the select list's parameters itself (a `None` fresh_at would be text) and reads the JSON
-# list of term ids with `mneme_ids`.
+# An item's fresh postings in one statement over a JSON list of its terms, each term's id read from the
+# person's vocabulary by its key (`term_ids` has just added the new ones; `cross join`: the list first, or
+# SQLite reads the person's whole vocabulary); PostgreSQL types the select list's parameters itself (a
+# `None` fresh_at would be text).
 ADD_FRESH = {
     p.fresh: Dialects(
-        f"insert or ignore into {p.fresh}(id, term_id, {p.fresh_columns}) "
-        f"select (? << {SHIFT}) + key, value, {', '.join('?' * (p.owned + len(p.carried)))} "
-        "from json_each(?)",
-        f"insert into {p.fresh}(id, term_id, {p.fresh_columns}) select (?::bigint << {SHIFT}) + key, value, "
-        f"{', '.join(['?::bigint'] * p.owned + ['?::' + t for t in p.types])} from mneme_ids(?) "
+        f"insert or ignore into {p.fresh}(id, subject_id, term_id, term, {p.columns}) "
+        f"select (:item << {SHIFT}) + j.key, :sid, t.id, j.value, "
+        f"{', '.join(f':c{i}' for i in range(len(p.carried)))} "
+        f"from json_each(:terms) j cross join {p.terms} t on t.subject_id = :sid and t.term = j.value",
+        f"insert into {p.fresh}(id, subject_id, term_id, term, {p.columns}) "
+        f"select (:item::bigint << {SHIFT}) + j.key, :sid::bigint, t.id, j.value, "
+        f"{', '.join(f':c{i}::{t}' for i, t in enumerate(p.types))} "
+        f"from mneme_texts(:terms) j join {p.terms} t on t.subject_id = :sid and t.term = j.value "
         "on conflict do nothing",
     )
+    for p in (NOTES, LINES)
+}
+# A person's new terms, from a JSON list, their ids counting up from `?`.
+ADD_TERMS = {
+    p.terms: f"insert into {p.terms}(subject_id, term, id, df) select ?, value, ? + key, 0 from json_each(?)"
     for p in (NOTES, LINES)
 }
 
@@ -242,29 +243,32 @@ def term_ids(
 
 def added(conn: sqlite3.Connection, p: Postings, new: list[tuple[int, str]]) -> list[int]:
     """Add these (subject id, term) pairs, none of them in the vocabulary yet, with a `df` of 0; returns
-    their ids in the list's order. The ids are the `counts` table's (AUTOINCREMENT, or an identity: never
-    reused), given one per row in the order rows are inserted, so the list's first term has the smallest.
+    their ids, counting up from the last id given (`meta`, `p.given`: an id is never given twice, as
+    AUTOINCREMENT gave them), in the list's order.
 
-    The vocabulary is two tables (migration `0018_compact_index`): `terms` keyed by (subject id, term),
-    which is how a term is looked up, holding its id (`without rowid`: the key is the table), and `counts`,
-    an id's `df`, which is how a merge counts postings in. It was one table by id with an index on
-    (subject id, term): each term's text and subject twice, 40 bytes a term where these take some 30.
-    A person's vocabulary is some 4.6 terms a note, so in a bot of many people of a few hundred notes each
-    it was 183 bytes a note (dbstat, 1,000 x 300: 93 the table, 90 its index)."""
+    The vocabulary is keyed by (subject id, term), `without rowid`: the key is the table, and a term is
+    looked up by it (migration `0018_compact_index`). It was a table by id with an index on (subject id,
+    term), each term's text and subject twice, for the merges: they counted postings into `df` by term id.
+    Now the fresh and recent postings, a few thousand notes' worth, carry their person and term too, and a
+    merge counts them in by the key. A person's vocabulary is some 4.6 terms a note, so in a bot of many
+    people of a few hundred notes each this was 183 bytes a note (dbstat, 1,000 x 300: 93 the table, 90 its
+    index), where the one table takes 96. A table by id for the `df` beside the vocabulary by key (tried
+    first) took 138: 90 and 48."""
     if not new:
         return []
-    ids = sorted(
-        row[0]
-        for row in conn.execute(
-            f"insert into {p.counts}(df) select 0 from json_each(?) returning id",
-            ("[" + ",".join("0" * len(new)) + "]",),
-        )
-    )
-    conn.executemany(
-        f"insert into {p.terms}(subject_id, term, id) values (?, ?, ?)",
-        [(sid, term, term_id) for (sid, term), term_id in zip(new, ids, strict=True)],
-    )
-    return ids
+    (last,) = conn.execute(
+        "insert into meta(key, value) values (?, ?) "
+        "on conflict(key) do update set value = cast(cast(meta.value as bigint) + ? as text) returning value",
+        (p.given, str(len(new)), len(new)),
+    ).fetchone()
+    first = int(last) - len(new) + 1
+    start = 0
+    for end in range(1, len(new) + 1):  # one statement per run of one person's terms
+        if end == len(new) or new[end][0] != new[start][0]:
+            listed = json.dumps([term for _sid, term in new[start:end]], ensure_ascii=False)
+            conn.execute(ADD_TERMS[p.terms], (new[start][0], first + start, listed))
+            start = end
+    return list(range(first, first + len(new)))
 
 
 def add(conn: sqlite3.Connection, subject_id: int, note: Note) -> None:
@@ -286,15 +290,9 @@ def add_postings(
     values of `postings.carried`); merged every `FRESH_NOTES`."""
     if not terms:
         return
-    conn.execute(
-        ADD_FRESH[postings.fresh],
-        (
-            item_id,
-            *postings.owner(subject_id),
-            *carried,
-            json.dumps(term_ids(conn, subject_id, terms, postings)),
-        ),
-    )
+    term_ids(conn, subject_id, terms, postings)  # the new ones added: the statement reads their ids
+    values = {"item": item_id, "sid": subject_id, "terms": json.dumps(terms, ensure_ascii=False)}
+    conn.execute(ADD_FRESH[postings.fresh], values | {f"c{i}": value for i, value in enumerate(carried)})
     oldest = conn.execute(f"select id >> {SHIFT} from {postings.fresh} order by id limit 1").fetchone()
     if oldest and item_id - oldest[0] >= FRESH_NOTES:
         merge(conn, postings)
@@ -356,14 +354,16 @@ def add_many(conn: sqlite3.Connection, events: list[Item | int], postings: Posti
         settle(conn, p)
     _write_level(conn, p, p.settled, settled, ids)
     _write_level(conn, p, p.recent, recent, ids)
-    marks = ", ".join("?" * (p.owned + len(p.carried)))
+    marks = ", ".join("?" * len(p.carried))
     conn.executemany(
-        f"insert or ignore into {p.fresh}(id, term_id, {p.fresh_columns}) values (?, ?, {marks})",
+        f"insert or ignore into {p.fresh}(id, subject_id, term_id, term, {p.columns}) "
+        f"values (?, ?, ?, ?, {marks})",
         [
             (
                 (item.id << SHIFT) + position,
+                item.subject_id,
                 ids[p.terms, item.subject_id, term],
-                *p.owner(item.subject_id),
+                term,
                 *item.carried,
             )
             for item in fresh.values()
@@ -382,52 +382,63 @@ def _write_level(
     ids: dict[tuple[str, int, str], int],
 ) -> None:
     """Write items' postings to the recent or the settled level in key order (so the pages fill as an
-    append fills them), counted into `df` on the settled level. In a SQLite file they go through a table of
-    the connection's own (`temp`, in memory) with a statement per item, then in one sorted statement; on
-    PostgreSQL they are sorted here."""
+    append fills them), counted into `df` on the settled level; a recent posting carries its person and
+    term (see `settle`). In a SQLite file they go through a table of the connection's own (`temp`, in
+    memory) with a statement per item, then in one sorted statement; on PostgreSQL they are sorted here."""
     if not items:
         return
     marks = ", ".join("?" * len(p.carried))
+    recent = table == p.recent
     if not isinstance(conn, sqlite3.Connection):
-        pairs = sorted(
-            (ids[p.terms, item.subject_id, term], item.id, *item.carried)
+        rows = sorted(
+            (ids[p.terms, item.subject_id, term], item.id, *item.carried, item.subject_id, term)
             for item in items.values()
             for term in item.terms
         )
-        conn.executemany(
-            f"insert or replace into {table}(term_id, {p.item}, {p.columns}) values (?, ?, {marks})", pairs
-        )
-        if table == p.settled:
-            counts = Counter(pair[0] for pair in pairs)
-            conn.executemany(
-                f"update {p.counts} set df = df + ? where id = ?", [(n, i) for i, n in counts.items()]
-            )
+        if recent:
+            sql = f"insert or replace into {table}(term_id, {p.item}, {p.columns}, subject_id, term) "
+            conn.executemany(sql + f"values (?, ?, {marks}, ?, ?)", rows)
+        else:
+            sql = f"insert or replace into {table}(term_id, {p.item}, {p.columns}) values (?, ?, {marks})"
+            conn.executemany(sql, [row[:-2] for row in rows])
+            _counted(conn, p, items)
         return
     bulk = f"temp.bulk_{p.settled}"
     conn.execute(
-        f"create table if not exists {bulk}(term_id integer not null, item integer not null, {p.columns})"
+        f"create table if not exists {bulk}(term_id integer not null, item integer not null, {p.columns}, "
+        "subject_id integer not null, term text not null)"
     )
     conn.executemany(
-        f"insert into {bulk} select value, ?, {marks} from json_each(?)",
+        f"insert into {bulk} select i.value, ?, {marks}, ?, t.value "
+        "from json_each(?) i join json_each(?) t on t.key = i.key",
         [
             (
                 item.id,
                 *item.carried,
+                item.subject_id,
                 "[" + ",".join([str(ids[p.terms, item.subject_id, term]) for term in item.terms]) + "]",
+                json.dumps(item.terms, ensure_ascii=False),
             )
             for item in items.values()
         ],
     )
+    kept = f"{p.columns}, subject_id, term" if recent else p.columns
     conn.execute(
-        f"insert or replace into {table}(term_id, {p.item}, {p.columns}) "
-        f"select term_id, item, {p.columns} from {bulk} order by term_id, item"
+        f"insert or replace into {table}(term_id, {p.item}, {kept}) "
+        f"select term_id, item, {kept} from {bulk} order by term_id, item"
     )
-    if table == p.settled:
-        conn.execute(
-            f"update {p.counts} set df = df + c.n from (select term_id, count(*) as n from {bulk} "
-            f"group by term_id) c where {p.counts}.id = c.term_id"
-        )
+    if not recent:
+        _counted(conn, p, items)
     conn.execute(f"delete from {bulk}")
+
+
+def _counted(conn: sqlite3.Connection, p: Postings, items: dict[int, Item]) -> None:
+    """Count settled items' postings into their terms' `df`, by the vocabulary's key."""
+    counts = Counter((item.subject_id, term) for item in items.values() for term in item.terms)
+    conn.executemany(
+        f"update {p.terms} set df = df + ? where subject_id = ? and term = ?",
+        [(n, sid, term) for (sid, term), n in counts.items()],
+    )
 
 
 def _term_ids_of(conn: sqlite3.Connection, items: list[Item], p: Postings) -> dict[tuple[str, int, str], int]:
@@ -454,8 +465,8 @@ def _term_ids_of(conn: sqlite3.Connection, items: list[Item], p: Postings) -> di
 
 def _fresh_to_recent(conn: sqlite3.Connection, p: Postings) -> int:
     moved = conn.execute(
-        f"insert or replace into {p.recent}(term_id, {p.item}, {p.columns}) "
-        f"select term_id, id >> {SHIFT}, {p.columns} from {p.fresh} order by term_id, id"
+        f"insert or replace into {p.recent}(term_id, {p.item}, {p.columns}, subject_id, term) "
+        f"select term_id, id >> {SHIFT}, {p.columns}, subject_id, term from {p.fresh} order by term_id, id"
     ).rowcount
     conn.execute(f"delete from {p.fresh}")
     return moved
@@ -484,11 +495,12 @@ def merge(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
 
 def settle(conn: sqlite3.Connection, postings: Postings = NOTES) -> int:
     """Move the recent postings into the settled ones (in key order: one pass over them), counting them into
-    their terms' `df` (one pass over the vocabulary); returns how many."""
+    their terms' `df` by the vocabulary's key, which each recent posting carries (one pass over the
+    vocabulary); returns how many."""
     p = postings
     conn.execute(
-        f"update {p.counts} set df = df + c.n from "
-        f"(select term_id, count(*) as n from {p.recent} group by term_id) c where {p.counts}.id = c.term_id"
+        f"update {p.terms} set df = df + c.n from (select subject_id, term, count(*) as n from {p.recent} "
+        f"group by subject_id, term) c where {p.terms}.subject_id = c.subject_id and {p.terms}.term = c.term"
     )
     moved = conn.execute(
         f"insert or replace into {p.settled}(term_id, {p.item}, {p.columns}) "
@@ -506,49 +518,30 @@ def counting(postings: Postings) -> str:
     postings each has (`(2, term id, None, count)`), each row tagged by its part and padded to six columns.
     One round trip instead of three.
 
-    The fresh postings are everyone's newest (up to `FRESH_NOTES` notes' worth, some 5,000 rows): on the
-    file, the notes' are read from the person's oldest live note among them on, not from the table's start
-    (nothing when they have none, as most people of a busy bot): the same rows in the same order, since a
-    person's term ids are in their own notes' postings alone and only live notes have postings. 57 -> 34 µs
-    a recall with 90 notes fresh from 300 people; 168 -> 170 µs with 232 fresh notes all of one person.
-    PostgreSQL reads them all.
-
-    The lines' fresh postings name their person (`owned`, migration `0019_line_owners`: a reply is indexed
-    under the person it answers, so no index of `lines` finds a person's newest), and are read by
-    `(subject_id, id)`: the person's alone, in the same order, on both backends. With 251 lines fresh
-    from 300 people (4,320 postings), the statement took 237-252 µs (median, two runs), reading the whole
-    table, and takes 22-24 µs; a recall's CPU time went from 0.45-0.60 ms to 0.16 ms (people of a few
-    lines and no notes). Writing 2,310 exchanges took the same time (3.8-5.3 s either way). The statement
-    takes the subject id once more at its end (`params`)."""
+    The fresh postings are everyone's newest (up to `FRESH_NOTES` items' worth, some 5,000 rows); each
+    names its person, and a recall reads its person's alone, by `(subject_id, id)`, in the same order, on
+    both backends (migration `0018_compact_index`). Before, the notes' were read from the person's oldest
+    live note among them on (57 -> 34 µs a recall with 90 notes fresh from 300 people), and the lines' all
+    of them: a reply is indexed under the person it answers, so no index of `lines` found a person's. With
+    251 lines fresh from 300 people (4,320 postings) that took 237-252 µs (median, two runs) and takes
+    22-24 µs now; a recall's CPU time went from 0.45-0.60 ms to 0.16 ms (people of a few lines and no
+    notes). Writing 2,310 exchanges took the same time (3.8-5.3 s either way). The statement takes the
+    subject id twice (`params`)."""
     p = postings
-    known = (
-        f"with known as (select t.id, t.term, c.df from {p.terms} t join {p.counts} c on c.id = t.id "
-        "where t.subject_id = ? and t.term in (select value from json_each(?))) "
+    return (
+        f"with known as (select id, term, df from {p.terms} where subject_id = ? "
+        "and term in (select value from json_each(?))) "
         "select 0, id, term, df, null, null from known "
-    )
-    recent = (
+        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, {p.weighed('f.')} "
+        f"from {p.fresh} f where f.subject_id = ? and f.term_id in (select id from known) "
         f"union all select 2, r.term_id, null, count(*), null, null from {p.recent} r "
         "where r.term_id in (select id from known) group by r.term_id"
     )
-    fresh = (
-        f"union all select 1, f.id >> {SHIFT}, null, f.term_id, f.fresh_at, {p.weighed('f.')} "
-        f"from {p.fresh} f "
-        "where f.term_id in (select id from known) "
-    )
-    if p.owned:
-        return known + fresh + "and f.subject_id = ? " + recent
-    if p != NOTES:
-        return known + fresh + recent
-    theirs = (  # the person's oldest live note among the fresh ones: notes_newest, one probe
-        f"(select id from notes where subject_id = ?1 and {LIVE} "
-        f"and id >= (select min(id) >> {SHIFT} from {p.fresh}) order by id limit 1)"
-    )
-    return Dialects(known + fresh + f"and f.id >= {theirs} << {SHIFT} " + recent, known + fresh + recent)
 
 
 def params(postings: Postings, subject_id: int, terms: str) -> tuple[int | str, ...]:
     """The parameters of `counting(postings)`, for a person and a JSON list of terms."""
-    return (subject_id, terms, *postings.owner(subject_id))
+    return (subject_id, terms, subject_id)
 
 
 def _fresh_range(note_id: int) -> tuple[int, int]:
@@ -569,9 +562,8 @@ def remove(
         return
     listed = json.dumps(terms, ensure_ascii=False)
     conn.execute(
-        "update term_counts set df = df - 1 where id in "
-        "(select id from terms where subject_id = :s and term in (select value from json_each(:t))) "
-        "and exists (select 1 from postings p where p.term_id = term_counts.id and p.note_id = :n)",
+        "update terms set df = df - 1 where subject_id = :s and term in (select value from json_each(:t)) "
+        "and exists (select 1 from postings p where p.term_id = terms.id and p.note_id = :n)",
         {"s": subject_id, "t": listed, "n": note_id},
     )
     for table in ("recent_postings", "postings"):
@@ -587,37 +579,30 @@ def drop_unused(conn: sqlite3.Connection, subject_id: int) -> int:
     """Delete the person's terms that no posting on any level refers to (their last live note left, and
     was purged); returns how many. A scan of the person's vocabulary with two index probes per term."""
     forget_term_ids(conn)
-    unused = conn.execute(
-        "select id from terms where subject_id = ? "
+    return conn.execute(
+        "delete from terms where subject_id = ? "
         "and not exists (select 1 from postings p where p.term_id = terms.id) "
         "and not exists (select 1 from recent_postings r where r.term_id = terms.id) "
         "and id not in (select term_id from fresh_postings)",
         (subject_id,),
-    ).fetchall()
-    if unused:
-        listed = json.dumps([term_id for (term_id,) in unused])
-        conn.execute("delete from term_counts where id in (select value from json_each(?))", (listed,))
-        conn.execute(
-            "delete from terms where subject_id = ? and id in (select value from json_each(?))",
-            (subject_id, listed),
-        )
-    return len(unused)
+    ).rowcount
 
 
 def forget_vocabulary(conn: sqlite3.Connection, p: Postings, subject_id: int) -> None:
     """Delete a person's postings on every level of index `p` and their vocabulary (an erase, a rebuild)."""
     forget_term_ids(conn)
-    mine = f"(select id from {p.terms} where subject_id = ?)"
-    for table in (p.settled, p.recent, p.fresh, p.counts):
-        column = "id" if table == p.counts else "term_id"
-        conn.execute(f"delete from {table} where {column} in {mine}", (subject_id,))
+    for table in (p.settled, p.recent, p.fresh):
+        conn.execute(
+            f"delete from {table} where term_id in (select id from {p.terms} where subject_id = ?)",
+            (subject_id,),
+        )
     conn.execute(f"delete from {p.terms} where subject_id = ?", (subject_id,))
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every live note again (after the tokenizer changed); returns how many notes were indexed."""
     forget_term_ids(conn)
-    for table in ("postings", "recent_postings", "fresh_postings", "terms", "term_counts"):
+    for table in ("postings", "recent_postings", "fresh_postings", "terms"):
         conn.execute(f"delete from {table}")
     rows = conn.execute(f"select subject_id, {COLUMNS} from notes where {LIVE}").fetchall()
     for row in rows:

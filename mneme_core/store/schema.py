@@ -556,93 +556,101 @@ end
 
 
 # The term indexes take less room (`memory.index`: `added` for the vocabulary, `carried_of` for the
-# postings). A vocabulary (`terms`, `line_terms`) was one table by id with a unique index on (subject_id,
-# term); now it is keyed by (subject_id, term) alone, `without rowid`, and each term's `df` is in a table by
-# id of its own (`term_counts`, `line_term_counts`, which give the ids: AUTOINCREMENT carries on from the
-# vocabulary's, so no id is ever given twice). The notes' postings, on each level, carry their note's
-# importance and feeling where they carried its weight, and the second of its freshness (truncated).
-# Measured with dbstat on a file of 1,000 people x 300 notes: see `memory.index`. A file is rewritten
-# table by table (every posting, every term) in the migration's transaction; the old tables' pages are
-# zeroed as they are freed (`secure_delete`: they held the people's words) and stay in the file, for the
-# next notes to fill. 10,000 people x 300 notes (3 million notes, 2,436 MB) took 135 s at open on a loaded
-# machine (1,000 x 300: 5.4 s); the file grew to 3,257 MB, of which 1,340 MB free pages.
-def _vocabulary_0018(terms: str, counts: str) -> str:
+# postings). A vocabulary (`terms`, `line_terms`) was a table by id with a unique index on (subject_id,
+# term); now it is keyed by (subject_id, term) alone, `without rowid`, and the last id given is in `meta`
+# (`term_ids`, `line_term_ids`: carried on from AUTOINCREMENT's, so no id is ever given twice). The fresh
+# and recent postings name their person and term (a merge counts them into `df` by the vocabulary's key,
+# a recall reads its person's fresh postings by `(subject_id, id)`); the notes' postings, on each level,
+# carry their note's importance and feeling where they carried its weight, and the second of its freshness
+# (truncated). Measured with dbstat: see `memory.index`.
+#
+# Each table is rewritten in the migration's transaction: a new table is filled in key order (reading the
+# old one in its key order: no sort), the old one dropped (its pages zeroed as they are freed,
+# `secure_delete`: the vocabulary held the people's words) and the new one renamed. The old tables' pages
+# stay in the file, free, for the next notes to fill (`VACUUM` gives them back to the disk). Copying aside
+# into `temp` first and refilling the old pages would not grow the file, but this connection's `temp` is
+# in memory (`temp_store`: a gigabyte for a big file's postings), and it cannot be changed back within the
+# migration's transaction.
+_POSTING_0018 = "fresh_at real,\n    importance integer not null,\n    feeling real not null"
+_LINE_POSTING_0018 = "fresh_at real,\n    weight real not null"
+_NAMED_0018 = "subject_id integer not null,\n    term text not null,\n    "
+
+
+def _rewritten_0018(
+    table: str, columns: str, filled: str, after: str = "without rowid", index: str = ""
+) -> str:
+    """`table` made anew with these columns (and what comes `after` them), from the rows `filled` selects
+    (in key order)."""
     return f"""
-create table {counts}(id integer primary key autoincrement, df integer not null default 0);
-insert into {counts}(id, df) select id, df from {terms} order by id;
-delete from sqlite_sequence where name = '{counts}';
-insert into sqlite_sequence(name, seq) select '{counts}', seq from sqlite_sequence where name = '{terms}';
-create table {terms}_0018(
-    subject_id integer not null,
-    term text not null,
-    id integer not null,
-    primary key(subject_id, term)
-) without rowid;
-insert into {terms}_0018(subject_id, term, id)
-    select subject_id, term, id from {terms} order by subject_id, term;
-drop table {terms};
-alter table {terms}_0018 rename to {terms};
-"""
+create table {table}_0018(
+    {columns}
+) {after};
+insert into {table}_0018 {filled};
+drop table {table};
+alter table {table}_0018 rename to {table};
+{index}"""
+
+
+def _vocabulary_0018(terms: str, given: str) -> str:
+    return f"""
+insert into meta(key, value) select '{given}', cast(max(
+    coalesce((select seq from sqlite_sequence where name = '{terms}'), 0),
+    coalesce((select max(id) from {terms}), 0)) as text) where true
+    on conflict(key) do update set value = excluded.value;
+""" + _rewritten_0018(
+        terms,
+        "subject_id integer not null,\n    term text not null,\n    id integer not null,\n"
+        "    df integer not null default 0,\n    primary key(subject_id, term)",
+        f"select subject_id, term, id, df from {terms} order by subject_id, term",
+    )
 
 
 def _settled_0018(table: str) -> str:
-    return f"""
-create table {table}_0018(
-    term_id integer not null,
-    note_id integer not null,
-    fresh_at real,
-    importance integer not null,
-    feeling real not null,
-    primary key(term_id, note_id)
-) without rowid;
-insert into {table}_0018(term_id, note_id, fresh_at, importance, feeling)
-    select p.term_id, p.note_id, cast(p.fresh_at as integer), n.importance, n.feeling
-    from {table} p join notes n on n.id = p.note_id order by p.term_id, p.note_id;
-drop table {table};
-alter table {table}_0018 rename to {table};
-"""
+    return _rewritten_0018(
+        table,
+        f"term_id integer not null,\n    note_id integer not null,\n    {_POSTING_0018},\n"
+        "    primary key(term_id, note_id)",
+        f"select p.term_id, p.note_id, cast(p.fresh_at as integer), n.importance, n.feeling from {table} p "
+        "join notes n on n.id = p.note_id order by p.term_id, p.note_id",
+    )
+
+
+def _recent_0018(table: str, item: str, terms: str, notes: bool) -> str:
+    carried = _POSTING_0018 if notes else _LINE_POSTING_0018
+    copied = "cast(p.fresh_at as integer), n.importance, n.feeling" if notes else "p.fresh_at, p.weight"
+    joined = f" join notes n on n.id = p.{item}" if notes else ""
+    return _rewritten_0018(
+        table,
+        f"term_id integer not null,\n    {item} integer not null,\n    {_NAMED_0018}{carried},\n"
+        f"    primary key(term_id, {item})",
+        f"select p.term_id, p.{item}, t.subject_id, t.term, {copied} from {table} p "
+        f"join {terms} t on t.id = p.term_id{joined} order by p.term_id, p.{item}",
+    )
+
+
+def _fresh_0018(table: str, terms: str, notes: bool) -> str:
+    carried = _POSTING_0018 if notes else _LINE_POSTING_0018
+    copied = "cast(p.fresh_at as integer), n.importance, n.feeling" if notes else "p.fresh_at, p.weight"
+    joined = " join notes n on n.id = p.id >> 20" if notes else ""
+    return _rewritten_0018(
+        table,
+        f"id integer primary key,\n    {_NAMED_0018}term_id integer not null,\n    {carried}",
+        f"select p.id, t.subject_id, t.term, p.term_id, {copied} from {table} p "
+        f"join {terms} t on t.id = p.term_id{joined} order by p.id",
+        "",
+        f"create index {table}_subject on {table}(subject_id, id);\n",
+    )
 
 
 COMPACT_INDEX_0018 = (
-    _vocabulary_0018("terms", "term_counts")
-    + _vocabulary_0018("line_terms", "line_term_counts")
-    + _settled_0018("postings")
-    + _settled_0018("recent_postings")
-    + """
-create table fresh_postings_0018(
-    id integer primary key,
-    term_id integer not null,
-    fresh_at real,
-    importance integer not null,
-    feeling real not null
-);
-insert into fresh_postings_0018(id, term_id, fresh_at, importance, feeling)
-    select p.id, p.term_id, cast(p.fresh_at as integer), n.importance, n.feeling
-    from fresh_postings p join notes n on n.id = p.id >> 20 order by p.id;
-drop table fresh_postings;
-alter table fresh_postings_0018 rename to fresh_postings;
-"""
+    _settled_0018("postings")
+    + _recent_0018("recent_postings", "note_id", "terms", notes=True)
+    + _fresh_0018("fresh_postings", "terms", notes=True)
+    + _recent_0018("line_recent_postings", "line_id", "line_terms", notes=False)
+    + _fresh_0018("line_fresh_postings", "line_terms", notes=False)
+    + _vocabulary_0018("terms", "term_ids")
+    + _vocabulary_0018("line_terms", "line_term_ids")
 )
-
-
-# The lines' fresh postings name their person (`memory.index.Postings.owned`): a reply is indexed under the
-# person whose line it answers, so no index of `lines` tells whose a fresh line is, and every recall read all
-# of them (`memory.index.counting`).
-LINE_OWNERS_0019 = """
-create table line_fresh_postings_0019(
-    id integer primary key,
-    subject_id integer not null,
-    term_id integer not null,
-    fresh_at real,
-    weight real not null
-);
-insert into line_fresh_postings_0019(id, subject_id, term_id, fresh_at, weight)
-    select f.id, t.subject_id, f.term_id, f.fresh_at, f.weight
-    from line_fresh_postings f join line_terms t on t.id = f.term_id order by f.id;
-drop table line_fresh_postings;
-alter table line_fresh_postings_0019 rename to line_fresh_postings;
-create index line_fresh_postings_subject on line_fresh_postings(subject_id, id);
-"""
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -659,7 +667,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0016_newest", sql_step(NEWEST_0016)),
     Migration("0017_reindexing", sql_step(REINDEXING_0017)),
     Migration("0018_compact_index", sql_step(COMPACT_INDEX_0018)),
-    Migration("0019_line_owners", sql_step(LINE_OWNERS_0019)),
 )
 LEVEL = len(MIGRATIONS)
 

@@ -11,7 +11,7 @@ of them are kept. `subjects.lines` counts a person's indexed lines: the `N` of t
 
 Lines are the conversation as it was, not curated notes, so a posting carries when the line was said
 (`fresh_at`) and a weight of 1: no importance, no feeling. A fresh posting names the person whose index it
-is in (`memory.index.Postings.owned`, migration `0019_line_owners`), so a recall reads its person's alone.
+is in (migration `0018_compact_index`), so a recall reads its person's alone.
 
 A line leaves the index with its person (`erase`): their vocabulary and every posting of it go in the
 transaction that deletes their lines. `rebuild` indexes every line again when the terms' rules change
@@ -73,7 +73,7 @@ def erase(conn: sqlite3.Connection, subject_id: int) -> None:
 def rebuild(conn: sqlite3.Connection) -> int:
     """Index every person's lines again (after the terms' rules changed); returns how many were indexed."""
     index.forget_term_ids(conn)
-    for table in (LINES.settled, LINES.recent, LINES.fresh, LINES.terms, LINES.counts):
+    for table in (LINES.settled, LINES.recent, LINES.fresh, LINES.terms):
         conn.execute(f"delete from {table}")
     conn.execute("update subjects set lines = 0")
     rows = conn.execute(

@@ -503,24 +503,30 @@ REINDEXING_0017 = "create table reindexing(subject_id bigint primary key);\n" + 
 )
 
 
-def _vocabulary_0018(terms: str, counts: str) -> str:
-    """0018 for one vocabulary, as the file's (`store.schema.COMPACT_INDEX_0018`): the `df` by id in a table
-    of its own, whose identity carries on from the vocabulary's; the vocabulary keyed by (subject, term)."""
+def _given_0018(terms: str, given: str) -> str:
+    """0018 for one vocabulary, as the file's (`store.schema.COMPACT_INDEX_0018`): the last id its identity
+    gave, kept in `meta`; the vocabulary keyed by (subject, term) (renamed at the end, `_renamed_0018`)."""
     return f"""
-create table {counts}(id {ID}, df bigint not null default 0);
-insert into {counts}(id, df) select id, df from {terms};
 do $$ declare last bigint; called boolean; begin
     execute format('select last_value, is_called from %s', pg_get_serial_sequence('{terms}', 'id'))
         into last, called;
-    perform setval(pg_get_serial_sequence('{counts}', 'id'), last, called);
+    insert into meta(key, value) select '{given}',
+        greatest(case when called then last else 0 end, coalesce(max(id), 0))::text from {terms}
+        on conflict(key) do update set value = excluded.value;
 end $$;
 create table {terms}_0018(
     subject_id bigint not null,
     term {T} not null,
     id bigint not null,
+    df bigint not null default 0,
     primary key(subject_id, term)
 );
-insert into {terms}_0018(subject_id, term, id) select subject_id, term, id from {terms};
+insert into {terms}_0018(subject_id, term, id, df) select subject_id, term, id, df from {terms};
+"""
+
+
+def _renamed_0018(terms: str) -> str:
+    return f"""
 drop table {terms};
 alter table {terms}_0018 rename to {terms};
 alter table {terms} rename constraint {terms}_0018_pkey to {terms}_pkey;
@@ -540,22 +546,31 @@ alter table {table} alter column importance set not null, alter column feeling s
 """
 
 
+def _named_0018(table: str, terms: str, fresh: bool) -> str:
+    """0018 for the fresh or recent postings of one index: each names its person and term (the fresh ones
+    read by `(subject_id, id)`)."""
+    index = f"create index {table}_subject on {table}(subject_id, id);\n" if fresh else ""
+    return f"""
+alter table {table} add column subject_id bigint, add column term {T};
+update {table} p set subject_id = t.subject_id, term = t.term from {terms} t where t.id = p.term_id;
+delete from {table} where subject_id is null;
+alter table {table} alter column subject_id set not null, alter column term set not null;
+{index}"""
+
+
 COMPACT_INDEX_0018 = (
-    _vocabulary_0018("terms", "term_counts")
-    + _vocabulary_0018("line_terms", "line_term_counts")
+    _given_0018("terms", "term_ids")
+    + _given_0018("line_terms", "line_term_ids")
     + _carried_0018("postings", "p.note_id")
     + _carried_0018("recent_postings", "p.note_id")
     + _carried_0018("fresh_postings", "p.id >> 20")
+    + _named_0018("recent_postings", "terms", fresh=False)
+    + _named_0018("fresh_postings", "terms", fresh=True)
+    + _named_0018("line_recent_postings", "line_terms", fresh=False)
+    + _named_0018("line_fresh_postings", "line_terms", fresh=True)
+    + _renamed_0018("terms")
+    + _renamed_0018("line_terms")
 )
-
-# 0019 as the file's (`store.schema.LINE_OWNERS_0019`): the lines' fresh postings name their person.
-LINE_OWNERS_0019 = """
-alter table line_fresh_postings add column subject_id bigint;
-update line_fresh_postings f set subject_id = t.subject_id from line_terms t where t.id = f.term_id;
-delete from line_fresh_postings where subject_id is null;
-alter table line_fresh_postings alter column subject_id set not null;
-create index line_fresh_postings_subject on line_fresh_postings(subject_id, id);
-"""
 
 STEPS: dict[str, str] = {
     "0001_notes": NOTES_0001,
@@ -571,7 +586,6 @@ STEPS: dict[str, str] = {
     "0016_newest": NEWEST_0016,
     "0017_reindexing": REINDEXING_0017,
     "0018_compact_index": COMPACT_INDEX_0018,
-    "0019_line_owners": LINE_OWNERS_0019,
 }
 """PostgreSQL's step for each core migration, by name (run in one transaction, as on SQLite)."""
 
