@@ -134,11 +134,11 @@ GIVEN = 1000  # the highest term id the old vocabulary ever gave (its sequence):
 def as_0017(location: Any) -> None:
     """Turn the index back into 0017's layout, and the schema's records with it."""
     with raw_connection(location) as conn:
-        steps = OLD_TERMS.format(terms="terms") + ";" + OLD_TERMS.format(terms="line_terms") + ";"
+        steps = "drop index fresh_postings_subject; drop index line_fresh_postings_subject;"
+        steps += OLD_TERMS.format(terms="terms") + ";" + OLD_TERMS.format(terms="line_terms") + ";"
         for table in LEVELS:
             note = "{table}.id >> 20" if table == "fresh_postings" else "{table}.note_id"
             steps += OLD_POSTINGS.format(table=table, note=note.format(table=table)) + ";"
-        steps += "drop index fresh_postings_subject; drop index line_fresh_postings_subject;"
         for table in ("recent_postings", "fresh_postings", "line_recent_postings", "line_fresh_postings"):
             steps += UNNAMED.format(table=table) + ";"
         for statement in schema.statements(steps):

@@ -632,13 +632,14 @@ def _fresh_0018(table: str, terms: str, notes: bool) -> str:
     carried = _POSTING_0018 if notes else _LINE_POSTING_0018
     copied = "cast(p.fresh_at as integer), n.importance, n.feeling" if notes else "p.fresh_at, p.weight"
     joined = " join notes n on n.id = p.id >> 20" if notes else ""
+    columns = "fresh_at, importance, feeling" if notes else "fresh_at, weight"  # what a recall reads of them
     return _rewritten_0018(
         table,
         f"id integer primary key,\n    {_NAMED_0018}term_id integer not null,\n    {carried}",
         f"select p.id, t.subject_id, t.term, p.term_id, {copied} from {table} p "
         f"join {terms} t on t.id = p.term_id{joined} order by p.id",
         "",
-        f"create index {table}_subject on {table}(subject_id, id);\n",
+        f"create index {table}_subject on {table}(subject_id, id, term_id, {columns});\n",
     )
 
 

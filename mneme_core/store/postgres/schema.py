@@ -546,10 +546,10 @@ alter table {table} alter column importance set not null, alter column feeling s
 """
 
 
-def _named_0018(table: str, terms: str, fresh: bool) -> str:
+def _named_0018(table: str, terms: str, fresh: str = "") -> str:
     """0018 for the fresh or recent postings of one index: each names its person and term (the fresh ones
-    read by `(subject_id, id)`)."""
-    index = f"create index {table}_subject on {table}(subject_id, id);\n" if fresh else ""
+    read by `(subject_id, id)`, the index holding what a recall reads of them, `fresh`)."""
+    index = f"create index {table}_subject on {table}(subject_id, id, term_id, {fresh});\n" if fresh else ""
     return f"""
 alter table {table} add column subject_id bigint, add column term {T};
 update {table} p set subject_id = t.subject_id, term = t.term from {terms} t where t.id = p.term_id;
@@ -564,10 +564,10 @@ COMPACT_INDEX_0018 = (
     + _carried_0018("postings", "p.note_id")
     + _carried_0018("recent_postings", "p.note_id")
     + _carried_0018("fresh_postings", "p.id >> 20")
-    + _named_0018("recent_postings", "terms", fresh=False)
-    + _named_0018("fresh_postings", "terms", fresh=True)
-    + _named_0018("line_recent_postings", "line_terms", fresh=False)
-    + _named_0018("line_fresh_postings", "line_terms", fresh=True)
+    + _named_0018("recent_postings", "terms")
+    + _named_0018("fresh_postings", "terms", fresh="fresh_at, importance, feeling")
+    + _named_0018("line_recent_postings", "line_terms")
+    + _named_0018("line_fresh_postings", "line_terms", fresh="fresh_at, weight")
     + _renamed_0018("terms")
     + _renamed_0018("line_terms")
 )
