@@ -37,10 +37,15 @@ dbstat on a file of 1,000 people x 300 notes built by the import, bytes a note:
 | before | 455 | 183 (`terms` 93, its index 90) | 836 |
 | after | 326 | 96 (`terms`) | 620 |
 
-One person's vocabulary is a few bytes a note at 100,000 notes; many people's cannot be: each of them has
-their own words with their own `df`. What it cost: the fresh postings name their person and term (a
-merge counts them into `df` by the vocabulary's key) and new terms take their ids from `meta`, so a
-`remember()` does a little more (see `added`).
+At 10,000 people x 300 notes (`benchmarks/recall.py --people`) the file went from 853 to 631 bytes a note
+(postings 469 -> 339, vocabulary 191 -> 99), one person's 100,000 notes from 622 to 491. One person's
+vocabulary is a few bytes a note; many people's cannot be: each of them has their own words with their own
+`df`, and the term ids, some 14 million, take a byte more in each posting.
+
+What it cost: the fresh postings name their person and term (a merge counts them into `df` by the
+vocabulary's key) and new terms take their ids from `meta`, so writing does a little more: 3,000
+`remember()` for 300 people, 458 -> 520 µs of CPU each (median of three interleaved runs, 361-497 ->
+512-529); 2,310 exchanges kept in the transcript, 2.5 -> 3.0 s of CPU (2.5-2.6 -> 2.6-3.6).
 """
 
 from __future__ import annotations
@@ -519,14 +524,14 @@ def counting(postings: Postings) -> str:
     One round trip instead of three.
 
     The fresh postings are everyone's newest (up to `FRESH_NOTES` items' worth, some 5,000 rows); each
-    names its person, and a recall reads its person's alone, by `(subject_id, id)`, in the same order, on
-    both backends (migration `0018_compact_index`). Before, the notes' were read from the person's oldest
-    live note among them on (57 -> 34 µs a recall with 90 notes fresh from 300 people), and the lines' all
-    of them: a reply is indexed under the person it answers, so no index of `lines` found a person's. With
-    251 lines fresh from 300 people (4,320 postings) that took 237-252 µs (median, two runs) and takes
-    22-24 µs now; a recall's CPU time went from 0.45-0.60 ms to 0.16 ms (people of a few lines and no
-    notes). Writing 2,310 exchanges took the same time (3.8-5.3 s either way). The statement takes the
-    subject id twice (`params`)."""
+    names its person, and a recall reads its person's alone from the index `(subject_id, id, ...)`, which
+    holds what it reads of them: the same rows in the same order, on both backends (migration
+    `0018_compact_index`). Before, the notes' were read from the person's oldest live note among them on,
+    and the lines' all of them: a reply is indexed under the person it answers, so no index of `lines`
+    found a person's. Medians of this statement: with 251 lines fresh from 300 people (4,320 postings),
+    242-288 -> 20-31 µs, a recall's CPU time 0.39-0.66 -> 0.19-0.21 ms (people of a few lines and no
+    notes); 10,000 people x 300 notes, 259 -> 34 µs; one person with all 5,521 fresh postings, 358 -> 406
+    µs. The statement takes the subject id twice (`params`)."""
     p = postings
     return (
         f"with known as (select id, term, df from {p.terms} where subject_id = ? "

@@ -570,7 +570,9 @@ end
 # stay in the file, free, for the next notes to fill (`VACUUM` gives them back to the disk). Copying aside
 # into `temp` first and refilling the old pages would not grow the file, but this connection's `temp` is
 # in memory (`temp_store`: a gigabyte for a big file's postings), and it cannot be changed back within the
-# migration's transaction.
+# migration's transaction. Measured: 10,000 people x 300 notes (3 million notes, 2,436 MB) took 75 s at
+# open (1,000 x 300: 5.4 s); the file grew to 3,404 MB, 1,600 MB of it free pages; a `VACUUM` then took
+# 29 s and left 1,629 MB (570 bytes a note: it packs the pages fuller than the import does).
 _POSTING_0018 = "fresh_at real,\n    importance integer not null,\n    feeling real not null"
 _LINE_POSTING_0018 = "fresh_at real,\n    weight real not null"
 _NAMED_0018 = "subject_id integer not null,\n    term text not null,\n    "
