@@ -178,12 +178,14 @@ async def test_stop_finishes_what_was_queued_then_refuses_more():
         await pool.run(done.append, 9, place=NOW)
 
 
-async def test_a_group_commit_past_its_time_leaves_the_rest_for_the_next_in_order(
-    db_path, clock, monkeypatch
+@pytest.mark.parametrize("reply_waits", [True, False])
+async def test_a_group_commit_stops_at_its_time_only_for_a_reply_waiting(
+    db_path, clock, monkeypatch, reply_waits
 ):
     m = Mneme(db_path, space="test", clock=clock)
     commits = []
-    m.store.batch_seconds = 0.0  # every write past the first waits for the next commit
+    m.store.batch_seconds = 0.0  # past the first write at once
+    monkeypatch.setattr(m.store._readers, "waiting", lambda place: reply_waits and place == NOW)
     original = m.store._commit
 
     def counted(conn):
@@ -196,7 +198,11 @@ async def test_a_group_commit_past_its_time_leaves_the_rest_for_the_next_in_orde
         kept = await asyncio.gather(*(m.aremember(S, t) for t in texts))
         assert [n.text for n in kept] == texts  # each write has its own outcome
         assert [n.id for n in kept] == sorted(n.id for n in kept)  # committed in the order asked
-        assert len(commits) >= 6 and commits == sorted(commits) and commits[-1] == 12
+        assert commits == sorted(commits) and commits[-1] == 12
+        if reply_waits:  # one write a commit, the rest left for the next, in order
+            assert commits == list(range(1, 13))
+        else:  # written together
+            assert len(commits) < 12
         with closing(sqlite3.connect(db_path)) as conn:
             assert conn.execute("select count(*) from notes").fetchone() == (12,)
     finally:

@@ -60,9 +60,9 @@ DURABILITY = {"normal": "NORMAL", "full": "FULL"}
 THREADS = 2
 """The file's threads (`one_at_a_time`): one at work, one to step in when it stalls."""
 BATCH_SECONDS = 0.005
-"""A group commit's writes past this many seconds wait for the next commit (`Transactions.batch_seconds`):
-the file's jobs run one at a time, and a reply's read waits for the commit under way (some 12 observes'
-writes at most)."""
+"""A group commit's writes past this many seconds, while a reply's read waits, wait for the next commit
+(`Transactions.batch_seconds`): the file's jobs run one at a time, and that read waits for the commit under
+way (some 12 observes' writes). With no reply waiting, writes that wait together are committed together."""
 
 
 class Connection(sqlite3.Connection):

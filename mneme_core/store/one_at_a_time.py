@@ -104,6 +104,10 @@ class OneAtATime:
         """`work(*args)` on one of the threads, from any thread, with nobody waiting (`Workers.submit`)."""
         self._put((work, args, None, None), place)
 
+    def waiting(self, place: int) -> bool:
+        """Whether jobs of `place` wait (a group commit stops early for a reply's read, `Transactions`)."""
+        return bool(self._places[place])
+
     def _put(self, job: tuple[Any, ...], place: int) -> None:
         with self._changed:
             if self._stopped:

@@ -75,8 +75,8 @@ class Transactions:
 
     piggyback: list[Callable[[Any], None]]
     batch_seconds: float | None = None
-    """How long one group commit may run before the writes still waiting are left for the next one (None:
-    no bound)."""
+    """How long one group commit may run, while a reply's read waits, before the writes still waiting are
+    left for the next one (None: no bound)."""
     _queue: list[Queued]
     _queue_lock: threading.Lock
     _writer: Workers
@@ -207,13 +207,13 @@ class Transactions:
                 raise
 
     def _commit_together(self, conn: Any, batch: list[Queued]) -> list[Queued]:
-        """The batch in one transaction, each write in a savepoint; past `batch_seconds`, the writes not begun
-        are left (returned) for the next."""
+        """The batch in one transaction, each write in a savepoint; past `batch_seconds` while a reply's read
+        waits, the writes not begun are left (returned) for the next."""
         left: list[Queued] = []
         until = None if self.batch_seconds is None else time.monotonic() + self.batch_seconds
         with self._committing(conn):
             for done, item in enumerate(batch):
-                if done and until is not None and time.monotonic() > until:
+                if done and until is not None and time.monotonic() > until and self._readers.waiting(NOW):
                     left = batch[done:]
                     break
                 conn.execute("savepoint queued")

@@ -92,6 +92,10 @@ class Workers:
         dropped, what it raises is logged (a background timer's work: `Transactions.write_soon`)."""
         self._put((work, args, None, None), place)
 
+    def waiting(self, place: int) -> bool:
+        """Whether jobs of `place` wait for a thread."""
+        return bool(self._places[place])
+
     def _put(self, job: tuple[Any, ...], place: int) -> None:
         if not self._threads:
             self._start()
