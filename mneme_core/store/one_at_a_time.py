@@ -42,9 +42,9 @@ STALL = 0.02
 """Seconds a job runs before another may start beside it: well above a turn's longest step (a prompt's plan
 runs 1-3 ms, a group commit some 10), well below what a person waits for a reply."""
 BUSY = 0.2
-"""The share of a core the process used since a job began above which the job is not stalled, only slow (a
-job waiting on a lock or the disk uses next to none; a runnable process gets more than this of a core even
-on a loaded two-core machine)."""
+"""The share of a core, used since a job began by its thread or by the process outside the file's threads,
+above which the job is not stalled, only slow (a job waiting on a lock or the disk uses next to none; a
+runnable thread gets more than this of a core even on a loaded two-core machine)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ class _Running:
         budget = BUSY * (now - self.began)
         if elsewhere - self.elsewhere > budget:
             return False
-        return self.clock is None or time.clock_gettime(self.clock) - self.own <= budget
+        own = _cpu_seconds(self.clock)
+        return own is None or own - self.own <= budget
 
 
 def _cpu_clock(thread: int) -> int | None:
@@ -73,6 +74,16 @@ def _cpu_clock(thread: int) -> int | None:
     try:
         return time.pthread_getcpuclockid(thread)
     except (AttributeError, OSError):
+        return None
+
+
+def _cpu_seconds(clock: int | None) -> float | None:
+    """The CPU time on a thread's clock (None where it cannot be read: then the process's alone counts)."""
+    if clock is None:
+        return None
+    try:
+        return time.clock_gettime(clock)
+    except OSError:
         return None
 
 
@@ -182,8 +193,8 @@ class OneAtATime:
 
     def _elsewhere(self) -> float:
         """The CPU the process has used outside these threads (the event loop's thread, among others)."""
-        clocks = [clock for clock in self._clocks.values() if clock is not None]
-        return time.process_time() - sum(time.clock_gettime(clock) for clock in clocks)
+        ours = (_cpu_seconds(clock) for clock in self._clocks.values())
+        return time.process_time() - sum(seconds for seconds in ours if seconds is not None)
 
     def stop(self, timeout: float | None) -> bool:
         """End the threads once the queued jobs are done; whether they all ended within `timeout` (None: no
