@@ -41,10 +41,10 @@ __all__ = ["STALL", "OneAtATime"]
 STALL = 0.02
 """Seconds a job runs before another may start beside it: well above a turn's longest step (a prompt's plan
 runs 1-3 ms, a group commit some 10), well below what a person waits for a reply."""
-BUSY = 0.2
+BUSY = 0.1
 """The share of a core, used since a job began by its thread or by the process outside the file's threads,
 above which the job is not stalled, only slow (a job waiting on a lock or the disk uses next to none; a
-runnable thread gets more than this of a core even on a loaded two-core machine)."""
+runnable thread got 0.2 of a core or more on this two-core machine at a load of 9)."""
 
 
 @dataclass(frozen=True)
