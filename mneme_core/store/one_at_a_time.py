@@ -10,14 +10,17 @@ milliseconds at a time. Three threads taking turns at one GIL cost more than the
 So one thread runs the file's jobs, reads and writes alike, each in order of its place (`workers`: a
 reply's reads, then writes, then the reads off a reply's path), and goes straight on to the next without
 handing anything over. A second thread steps in only when every job running has stalled: run for `STALL`
-seconds while the process used next to no CPU (it waits for SQLite's write lock held by another
-process, for the disk, for a test's barrier; a job that is slow because the event loop's thread holds the
-GIL for a burst is not stalled, and another thread would only slow both down). So a read never waits on a
-stalled write for longer than that, and two reads can still run at once. Two writes never run at once (the
-second would only wait for the first's lock). Each thread keeps its own connection.
+seconds while its thread, and the process outside the file's threads, used next to no CPU (it waits for
+SQLite's write lock held by another process, for the disk, for a test's barrier; a job that is slow because
+the event loop's thread holds the GIL for a burst is not stalled, and another thread would only slow both
+down). So a read never waits on a stalled write for longer than that, and two reads can still run at once.
+Two writes never run at once (the second would only wait for the first's lock). Each thread keeps its own
+connection.
 
-Measured with `benchmarks/busy.py` in the closing note of the change that brought it; the numbers are in
-`Store`'s docstring.
+Measured with `benchmarks/busy.py`, the old threads against these, interleaved runs, medians: 1,000 people
+x 3 turns at once with the instant stub, 215 -> 259 turns/s and 5.60 -> 4.00 ms of CPU a turn; 300 messages
+a second with the 200 ms stub, aprompt p50 / p95 / p99 12.6 / 57.8 / 92.4 -> 3.8 / 14.6 / 24.8 ms, the loop
+late by at most 43.3 -> 34.5 ms (p99 5.3 -> 4.5).
 """
 
 from __future__ import annotations
