@@ -230,3 +230,20 @@ async def test_the_recall_log_is_written_by_the_stores_threads(mneme: Mneme, mon
     assert mneme.recall_log.waiting == 0
     assert writers and all(name.startswith("mneme-store") for name in writers)
     assert [r["query"] for r in mneme.recalls(S)] == ["tomatoes"]
+
+
+async def test_a_prompt_is_answered_while_a_write_waits_for_another_process_holding_the_file(
+    mneme: Mneme, db_path
+):
+    await mneme.aremember(S, "Leo grows tomatoes in the garden")
+    other = sqlite3.connect(db_path, isolation_level=None)  # another process's connection, as SQLite sees it
+    try:
+        other.execute("begin immediate")  # holds the file's write lock
+        write = asyncio.ensure_future(mneme.aremember(S, "Leo waters them at dawn"))
+        await asyncio.sleep(0.05)  # the write is under way, waiting for the lock
+        block = await asyncio.wait_for(mneme.aprompt(S, "what grows in Leo's garden?"), WAIT)
+        assert "tomatoes" in block and not write.done()
+    finally:
+        other.execute("rollback")
+        other.close()
+    assert (await asyncio.wait_for(write, WAIT)).text == "Leo waters them at dawn"
