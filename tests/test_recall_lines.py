@@ -91,6 +91,17 @@ def test_a_line_asks_when_it_ends_with_a_question() -> None:
     assert not transcript_recall.asking("四千多，一个月工资的四分之一。")
 
 
+async def test_a_question_asking_when_prefers_the_line_that_tells_a_time(mneme: Mneme, clock: Any) -> None:
+    talk = [("we moved into the flat on Saturday", "Exciting!"), ("moving into the flat was hard", "Rest.")]
+    ids = await said(mneme, clock, talk)
+
+    when = mneme.recall(LEO, "when did I move into the flat?", lines=2)
+    what = mneme.recall(LEO, "how did I find moving into the flat?", lines=2)
+
+    assert when.lines[0].line.id == ids[0]  # of two lines alike, the one that tells the day
+    assert what.lines[0].line.id == ids[2]  # not asked when: the newer of two alike comes first
+
+
 async def test_lines_keep_to_their_own_budget_and_never_take_a_notes_place(mneme: Mneme, clock: Any) -> None:
     await said(mneme, clock, [(f"pottery talk number {i}", "nice") for i in range(8)])
     notes = [mneme.remember(LEO, f"likes pottery glaze {i}") for i in range(3)]
