@@ -247,3 +247,37 @@ async def test_a_prompt_is_answered_while_a_write_waits_for_another_process_hold
         other.execute("rollback")
         other.close()
     assert (await asyncio.wait_for(write, WAIT)).text == "Leo waters them at dawn"
+
+
+async def test_a_job_waiting_outside_the_process_lets_the_next_start_at_once():
+    pool = OneAtATime("test-outside", 2, stall=WAIT)  # no stall would ever be seen in time
+    started, release = threading.Event(), threading.Event()
+
+    def checkpoint_like() -> str:
+        with pool.outside():  # as the writer's catch-up checkpoint does around its fsyncs
+            started.set()
+            assert release.wait(WAIT), "nothing started beside the job waiting outside"
+        return "copied"
+
+    try:
+        waiting = asyncio.ensure_future(pool.run(checkpoint_like, place=WRITES))
+        assert await asyncio.to_thread(started.wait, WAIT)
+        assert await pool.run(release.set, place=NOW) is None
+        assert await waiting == "copied"
+    finally:
+        pool.stop(WAIT)
+
+
+def test_while_a_reply_waits_a_write_takes_along_only_what_fits_of_the_recall_log(mneme, monkeypatch):
+    mneme.remember(S, "Leo grows tomatoes in the garden")
+    for query in ("tomatoes", "garden", "Leo"):
+        mneme.recall(S, query)
+    assert mneme.recall_log.waiting == 3
+    monkeypatch.setattr(recall_log, "PER_WRITE_SECONDS", 0.0)
+    monkeypatch.setattr(mneme.store, "reply_waits", lambda: True)
+    mneme.remember(S, "Leo waters them at dawn")
+    assert mneme.recall_log.waiting == 2  # the oldest went along; the others wait, first in line
+    monkeypatch.setattr(mneme.store, "reply_waits", lambda: False)
+    mneme.remember(S, "Leo picks them in August")
+    assert mneme.recall_log.waiting == 0
+    assert [r["query"] for r in mneme.recalls(S)] == ["Leo", "garden", "tomatoes"]

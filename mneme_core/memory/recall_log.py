@@ -35,7 +35,8 @@ from .recall import Recall, Trace
 log = logging.getLogger(__name__)
 
 BATCH = 64
-PER_WRITE = 16  # entries one write transaction takes along: some 4 ms of the file's one thread at a time
+PER_WRITE = 16  # entries one write transaction takes along,
+PER_WRITE_SECONDS = 0.002  # and within about this long while a reply's read waits for that transaction
 WAIT = 2.0
 KEEP = 200
 QUERY_LIMIT = 300
@@ -97,14 +98,20 @@ class RecallLog:
             self._pending = [e for e in self._pending if e.subject_id != subject_id]
 
     def write_pending(self, conn: sqlite3.Connection) -> None:
-        """Write what waits, inside the caller's write transaction: the oldest `PER_WRITE` entries (the rest
-        ride along with the next write)."""
+        """Write what waits, inside the caller's write transaction: the oldest `PER_WRITE` entries, and while
+        a reply's read waits for the file's thread only those within `PER_WRITE_SECONDS` (the rest ride along
+        with the next write, first)."""
         with self._lock:
             batch, self._pending = self._pending[:PER_WRITE], self._pending[PER_WRITE:]
         if not batch:
             return
         touched = set()
-        for e in batch:
+        until = time.monotonic() + PER_WRITE_SECONDS
+        for done, e in enumerate(batch):
+            if done and time.monotonic() > until and self._store.reply_waits():
+                with self._lock:
+                    self._pending[:0] = batch[done:]
+                break
             inserted = conn.execute(
                 "insert into recalls(subject_id, at, query, chosen, skipped) select ?, ?, ?, ?, ? "
                 "where exists (select 1 from subjects where id = ?)",

@@ -103,7 +103,6 @@ class Store(Transactions, Closing):
         self.location = path  # where another store of the same data opens (`Storage.location`)
         self.durability = durability
         self.busy_timeout = busy_timeout
-        self.checkpointer = Checkpointer(path, busy_timeout)
         self.clock = clock
         self.migrations = tuple(migrations)
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
@@ -113,6 +112,7 @@ class Store(Transactions, Closing):
         self._owned_lock = threading.Lock()
         # Reads and writes alike run one at a time on the file's threads (`one_at_a_time`).
         self._writer = self._readers = OneAtATime("mneme-store", THREADS)
+        self.checkpointer = Checkpointer(path, busy_timeout, outside=self._writer.outside)
         self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
@@ -334,7 +334,7 @@ class Store(Transactions, Closing):
         if left:  # past `batch_seconds`: first for the next drain (each write has a drain of its own)
             with self._queue_lock:
                 self._queue[:0] = left
-        self.checkpointer.wrote(conn)
+        self.checkpointer.wrote(conn, catch_up=not self.reply_waits())
 
     # -- closing (`closing.Closing`) ---------------------------------------------------------------------
 

@@ -30,7 +30,8 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,7 @@ class OneAtATime:
         self._changed = threading.Condition(threading.Lock())
         self._running: dict[int, _Running] = {}  # thread -> the job it runs
         self._watching = 0  # threads waiting to step in if the jobs running stall
+        self._outside: set[int] = set()  # threads whose job waits outside the process (`outside`)
         self._clocks: dict[int, int | None] = {}  # thread -> its CPU clock (None where there is none)
         self._threads: list[threading.Thread] = []
         self._stopped = False
@@ -183,16 +185,36 @@ class OneAtATime:
 
     def _stalled_in(self, now: float) -> float:
         """Seconds until every job running may have stalled (0 or less: one more may start; see `_Running`);
-        one that has run `stall` but not stalled is asked again `stall` on."""
-        if not self._running:
+        one that has run `stall` but not stalled is asked again `stall` on. A job waiting `outside` is
+        stalled already."""
+        running = [job for thread, job in self._running.items() if thread not in self._outside]
+        if not running:
             return 0.0
-        newest = max(job.began for job in self._running.values())
+        newest = max(job.began for job in running)
         if now < newest + self.stall:
             return newest + self.stall - now
         elsewhere = self._elsewhere()
-        if any(not job.stalled(now, elsewhere) for job in self._running.values()):
+        if any(not job.stalled(now, elsewhere) for job in running):
             return self.stall
         return 0.0
+
+    @contextmanager
+    def outside(self) -> Iterator[None]:
+        """What the job running on this thread waits for outside the process (a checkpoint's fsyncs, its
+        copy on the checkpoint thread): meanwhile the next job may start on another thread at once, as for
+        a stalled one. On any other thread, nothing changes."""
+        me = threading.get_ident()
+        with self._changed:
+            mine = me in self._running
+            if mine:
+                self._outside.add(me)
+                self._changed.notify()
+        try:
+            yield
+        finally:
+            if mine:
+                with self._changed:
+                    self._outside.discard(me)
 
     def _elsewhere(self) -> float:
         """The CPU the process has used outside these threads (the event loop's thread, among others)."""

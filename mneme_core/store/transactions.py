@@ -39,6 +39,8 @@ class Storage(Protocol):
     def read(self, work: Work[T], *args: Any) -> T: ...
     def write(self, work: Work[T], *args: Any) -> T: ...
     def write_for_good(self, work: Work[T], *args: Any) -> T: ...
+    def write_soon(self, work: Work[T], *args: Any, done: Callable[..., None] | None = None) -> None: ...
+    def reply_waits(self) -> bool: ...
     async def aread(self, work: Work[T], *args: Any) -> T: ...
     async def awrite(self, work: Work[T], *args: Any) -> T: ...
     async def awrite_for_good(self, work: Work[T], *args: Any) -> T: ...
@@ -91,6 +93,11 @@ class Transactions:
 
     def _wipe(self, conn: Any) -> None:
         raise NotImplementedError
+
+    def reply_waits(self) -> bool:
+        """Whether a reply's read waits for a thread of a store whose jobs run one at a time (a file's, with
+        `batch_seconds`): a write transaction under way then stops early, leaving what rides along too."""
+        return self.batch_seconds is not None and self._readers.waiting(NOW)
 
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on a reader's thread, off the event loop."""
@@ -213,7 +220,7 @@ class Transactions:
         until = None if self.batch_seconds is None else time.monotonic() + self.batch_seconds
         with self._committing(conn):
             for done, item in enumerate(batch):
-                if done and until is not None and time.monotonic() > until and self._readers.waiting(NOW):
+                if done and until is not None and time.monotonic() > until and self.reply_waits():
                     left = batch[done:]
                     break
                 conn.execute("savepoint queued")
