@@ -100,7 +100,8 @@ async def _awaited(value: Any, within: float | None) -> Any:
     if within is None or not inspect.isawaitable(value):
         return await await_me_maybe(value)
     try:
-        return await asyncio.wait_for(value, within)
+        async with asyncio.timeout(within):  # no task of its own, as wait_for makes: hooks on every message
+            return await value
     except TimeoutError as err:
         raise PluginTimeout(f"no answer within {within:g} s") from err
 

@@ -14,7 +14,7 @@ CONTRADICTS #id or SKIP #id in the same single call (`memory.consolidate`); an i
 refused. Only an exchange the person started (`source="user"`) is asked
 whether it is worth keeping: the companion's own outreach and its duties judge the mood alone.
 
-An observe is a plan (`twins`) run on the store's reader threads: the loop runs only the judge's and the note
+An observe is a plan (`twins`) run on the store's threads: the loop runs only the judge's and the note
 writer's model calls and the plugins' `filter_note`, while the framing, the judge's prompt and the checking
 of its answers, the writer's recall, messages and parsing run off it. With 1,000 people at once
 (`benchmarks/busy.py`, medians of 6 runs) the loop's thread spent 1.14 ms of CPU a turn with that work on
@@ -134,7 +134,7 @@ class Observer:
         capture: bool = True,
         gate: float = 0.5,
     ) -> Observation:
-        """One observe, as a plan on the store's reader threads (`twins.arun`): the loop runs only the
+        """One observe, as a plan on the store's threads (`twins.arun`): the loop runs only the
         judge's and the note writer's model calls and the plugins' `filter_note` (see `_observing`)."""
         observing = self._observing(subject, exchange, source, user_name, complete, mood, capture, gate)
         return await twins.arun(self.m.store, observing, later=True)
@@ -286,7 +286,7 @@ class Observer:
         return vetted
 
     def _tally(self, what: str, count: int = 1) -> None:
-        """Count `what` in `report()`: under a lock, as observes run on two reader threads at once."""
+        """Count `what` in `report()`: under a lock, as observes may run on two store threads at once."""
         with self._counting:
             self.counts[what] += count
 

@@ -19,6 +19,10 @@ Forms read (case does not matter):
   这个月/本月, 上个月/上月, 今年 去年 前年, N天前/N个月前/N周前/N年前 (digits or 一 to 十,
   几 as three), 春天/夏天/秋天/冬天 (with 今年 去年 前年), N月 (with 今年 去年 前年, or the
   nearest), 国庆 五一 元旦 春节/过年 圣诞 寒假 暑假, 年初 年底 (with a year).
+`asks_when` tells a question that asks when ("When did she move?", "什么时候来的？"), and `tells_when` a
+line that says when ("Left last week.", "on the 8th", "三月二十二号"): transcript recall prefers such a line
+for such a question (`transcript.recall.WHEN`).
+
 Seasons are the northern meteorological ones (summer June to August; winter December to February, named by
 the year of its December). A month or a season without a year is the latest one that has begun.
 """
@@ -31,7 +35,7 @@ from datetime import date, datetime, timedelta, tzinfo
 
 from . import dates
 
-__all__ = ["SLACK", "Period", "named"]
+__all__ = ["SLACK", "Period", "asks_when", "named", "tells_when"]
 
 SLACK = 7 * 86400.0  # how far past its end a period reaches: what happened is told in the days after
 
@@ -181,6 +185,39 @@ def named(query: str, now: float, zone: tzinfo | None = None) -> Period | None:
                 best = (match.start(), period)
             break
     return best[1] if best else None
+
+
+_WHEN_ASKED = re.compile(
+    r"^\W*when\b|\bwhat (?:date|day|month|year|time)\b|\bhow long ago\b|\bsince when\b"
+    r"|什么时候|哪天|哪一天|几月|几号|哪年|哪一年|哪个月|多久以前",
+    re.IGNORECASE,
+)
+_ANY_MONTH = _MONTH.replace("(?P<month>", "(?:") + r"\b"
+_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_TELLS_WHEN = re.compile(
+    rf"\b(?:on|last|next|this|since|by|until|from)\s+(?:{_WEEKDAYS})\b|\b(?:{_WEEKDAYS})s?\b"
+    rf"|\b(?:next|last|this)\s+(?:week|weekend|month|year|night|morning|spring|summer|autumn|fall|winter)\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b{_ANY_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_ANY_MONTH}\b"
+    r"|\b(?:19|20)\d\d\b|\bago\b"
+    r"|\b(?:yesterday|tomorrow|today|tonight|christmas|easter|new year'?s?)\b"
+    rf"|\b(?:{'|'.join(m for m in _EN_MONTHS if m != 'may')})\b|\b(?:in|during|of|since|early|late|mid) may\b"
+    r"|国庆|五一|元旦|春节|过年|圣诞|寒假|暑假|中秋|[春夏秋冬](?:天|季)"
+    r"|[上下这本]个?(?:周|星期|礼拜)[一二三四五六日天末]?|[上下这本]个?月|[去今明前后]年|[昨前今明后]天|昨晚"
+    r"|(?:\d{1,2}|十[一二]?|[一二三四五六七八九十])月(?:份|初|中|底)?"
+    r"|(?:\d{1,2}|[一二三四五六七八九十]{1,3})[号日]|[一二两三四五六七八九十几\d]+(?:天|周|个月|年)(?:前|以前|后)",
+    re.IGNORECASE,
+)
+
+
+def asks_when(question: str) -> bool:
+    """Whether a question asks when something happened ("When did she move?", "什么时候来的？")."""
+    return _WHEN_ASKED.search(question) is not None
+
+
+def tells_when(said: str) -> bool:
+    """Whether a line says when something happened or will ("Left last week.", "We finished on the 8th",
+    "三月二十二号", "上周六"): the kind of line that answers `asks_when`."""
+    return _TELLS_WHEN.search(said) is not None
 
 
 def _start(day: date, zone: tzinfo | None) -> float:

@@ -5,7 +5,7 @@ and `Write(work, *args)` (transaction functions, see `store`) and `Await(make)` 
 caller's event loop: a meaning tier, a plugin's async hook, a model). `twins` runs plans against a store.
 `awaited` runs a plan of `Await` steps alone on the loop: a decision tier written as a plan (the judge's
 prompt, `decide.Prompt`) is still an ordinary `async adecide` that way, and an observe, which takes the same
-plan in with `yield from`, runs the prompt's text work and parsing on a reader thread instead (see
+plan in with `yield from`, runs the prompt's text work and parsing on a store's thread instead (see
 `observe`).
 
 Kept apart from `twins` so that `decide`, which `twins` uses, can write plans too.

@@ -8,7 +8,7 @@ those steps is plain code: validating the arguments, scoring, building the block
 
 - `run` (the plain twins) does each step on the calling thread: reads and writes on its own connection, an
   `Await` to its end with `decide.run`.
-- `arun` (the async twins) hands the plan to one of the store's reader threads, which runs it, and its
+- `arun` (the async twins) hands the plan to one of the store's threads, which runs it, and its
   reads, until a step needs a writer or the loop: only then does the loop see it again. So a prompt with
   words alone is one hop, and the loop spends a few microseconds on it instead of the ~2 ms of text work,
   scoring and formatting it used to run there between two awaits (1,000 people at once: the loop was late by
@@ -77,7 +77,7 @@ def run(store: Any, plan: Plan[T]) -> T:
 
 
 async def arun(store: Any, plan: Plan[T], *, later: bool = False) -> T:
-    """The plan to its end off the loop (the async twins): on a reader thread up to each write or await;
+    """The plan to its end off the loop (the async twins): on a store's thread up to each write or await;
     `later` for a plan off a reply's path (see `Store.aside`)."""
     value: Any = None
     error: BaseException | None = None
@@ -94,7 +94,7 @@ async def arun(store: Any, plan: Plan[T], *, later: bool = False) -> T:
 
 
 def _advance(store: Any, plan: Plan[Any], value: Any, error: BaseException | None) -> tuple[bool, Any]:
-    """On a reader thread: the plan, and its reads, up to its end (True, the result) or to the next step
+    """On a store's thread: the plan, and its reads, up to its end (True, the result) or to the next step
     that needs the loop or the writer (False, that step)."""
     while True:
         done, step = advance(plan, value, error)

@@ -103,3 +103,14 @@ def test_recall_boosts_what_happened_in_the_named_period(mneme: Mneme, clock: An
     last_year = mneme.recall("s", "where did I go camping last year?")
     assert last_year.chosen[0].note.id == year_ago.id
     assert {r.note.id for r in last_year.chosen} >= {year_ago.id, week_ago.id}  # boosted, not filtered
+
+
+def test_a_question_asking_when_and_a_line_telling_when() -> None:
+    assert periods.asks_when("When did Corinne move out?")
+    assert periods.asks_when("周然的妈妈是什么时候来杭州的？")
+    assert periods.asks_when("What year did they marry?")
+    assert not periods.asks_when("What did she cook last week?")
+    for said in ("Left last week.", "We finished on the 8th", "She died in 2015.", "上周来的", "三月二十二"):
+        assert periods.tells_when(said), said
+    for said in ("Packed! There was a queue down the street.", "Eight episodes, called Sunken Stories."):
+        assert not periods.tells_when(said), said

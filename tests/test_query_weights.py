@@ -111,3 +111,23 @@ async def test_the_transcript_lines_weigh_the_dialogue_the_same_way(mneme: Mneme
 
     assert found.lines[0].line.text == BROTHER
     assert flat.lines[0].line.text == SHELLFISH
+
+
+def test_the_words_that_frame_a_one_line_question_weigh_little() -> None:
+    asked = "How long has Leo been vegetarian?"
+    assert query.weighted((), text.terms(asked), asked) == {"long": query.FRAME}
+    asked = "橘子的手术费花了多少钱？"
+    assert set(query.weighted((), text.terms(asked), asked)) == {"多少", "多", "少"}
+    # A frame word said again outside the frame names something: it weighs whole.
+    asked = "How long was the long walk?"
+    assert query.weighted((), text.terms(asked), asked) == {}
+
+
+def test_a_frame_word_no_longer_outbids_what_the_question_is_about(mneme: Mneme, clock: Any) -> None:
+    mneme.remember(S, "Leo gave up meat and has been vegetarian since 2015")
+    clock.now += 86400.0
+    mneme.remember(S, "Leo took a long walk by the river")  # newer: it won the tie of two rare words
+
+    assert first(mneme, "How long has Leo been vegetarian?") == (
+        "Leo gave up meat and has been vegetarian since 2015"
+    )

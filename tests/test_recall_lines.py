@@ -13,6 +13,7 @@ from conftest import raw_connection
 
 from mneme_core import InvalidValue, Mneme
 from mneme_core.transcript import index as line_index
+from mneme_core.transcript import recall as transcript_recall
 
 LEO = "telegram:1"
 DM = f"dm:{LEO}"
@@ -59,6 +60,46 @@ async def test_the_lines_beside_a_strong_match_come_as_its_context(mneme: Mneme,
     assert found.lines[0].line.id == ids[0]
     assert by_id[ids[1]].why == "beside a match"  # the reply shares no word with the question
     assert by_id[ids[1]].score < found.lines[0].score
+
+
+ASKED = [
+    ("Nana turned ninety on Saturday", "Did you give her a present?"),
+    ("a photo book of her whole life", "She must have loved it."),
+    ("the weather is awful today", "Stay dry."),
+    ("my boss handed out a present at work", "Nice of her."),
+]
+
+
+async def test_the_line_after_a_question_that_matched_comes_as_its_answer(mneme: Mneme, clock: Any) -> None:
+    ids = await said(mneme, clock, ASKED)
+
+    found = mneme.recall(LEO, "what present did I give Nana?", lines=3)
+
+    order = [r.line.id for r in found.lines]
+    # The companion's question matched best; Leo's answer shares no word with the query, yet it comes next,
+    # ahead of a line that shares one word ("present") with it.
+    assert order[:2] == [ids[1], ids[2]]
+    assert found.lines[1].why == "beside a match"
+    assert ids[6] not in order
+
+
+def test_a_line_asks_when_it_ends_with_a_question() -> None:
+    assert transcript_recall.asking("Did you give her a present?")
+    assert transcript_recall.asking("手术费贵吗")
+    assert transcript_recall.asking("你呢？ ")
+    assert not transcript_recall.asking("I gave her a photo book.")
+    assert not transcript_recall.asking("四千多，一个月工资的四分之一。")
+
+
+async def test_a_question_asking_when_prefers_the_line_that_tells_a_time(mneme: Mneme, clock: Any) -> None:
+    talk = [("we moved into the flat on Saturday", "Exciting!"), ("moving into the flat was hard", "Rest.")]
+    ids = await said(mneme, clock, talk)
+
+    when = mneme.recall(LEO, "when did I move into the flat?", lines=2)
+    what = mneme.recall(LEO, "how did I find moving into the flat?", lines=2)
+
+    assert when.lines[0].line.id == ids[0]  # of two lines alike, the one that tells the day
+    assert what.lines[0].line.id == ids[2]  # not asked when: the newer of two alike comes first
 
 
 async def test_lines_keep_to_their_own_budget_and_never_take_a_notes_place(mneme: Mneme, clock: Any) -> None:

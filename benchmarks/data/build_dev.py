@@ -21,6 +21,14 @@ dialogues marking the memories the next reply should bring up), built into `dial
     # dialogue d01 | z02, z05                    a dialogue, and the memories the next reply should bring up
     周琳: 哎，今天下班回家一开门……               its turns so far
 
+`fresh_*.txt` (LoCoMo layout) and `fresh_dialogue_*.txt` (dialogues layout) are built apart, into
+`fresh.json` and `fresh_dialogues.json`: data written for issue 26 and committed before any engine ran on it,
+so that a change tuned on the dev set can be checked on data nobody tuned on. The conversations are
+LoCoMo-sized (about 400-500 turns over 20 sessions spread over a year, 110 questions each, weighted to
+multi-hop, temporal and open-domain questions); the dialogues are chat-app talk (long turns, slang, emoji
+codes) whose memories are terse notes without a subject. Report them apart from the dev set; once a change
+has been tuned on them they are dev data like the rest.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -124,21 +132,30 @@ def parse_dialogues(path: Path) -> dict:
     return sample
 
 
-def main() -> int:
-    samples = [parse(path) for path in sorted(HERE.glob("dev_*.txt"))]
-    out = HERE / "dev.json"
-    out.write_text(json.dumps(samples, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+def build(prefix: str, out: str) -> None:
+    """The `<prefix>_*.txt` sources of the LoCoMo layout into `out`."""
+    samples = [parse(path) for path in sorted(HERE.glob(f"{prefix}_*.txt")) if "dialogue_" not in path.name]
+    (HERE / out).write_text(json.dumps(samples, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     for s in samples:
         turns = sum(len(v) for k, v in s["conversation"].items() if re.fullmatch(r"session_\d+", k))
         print(f"{s['sample_id']}: {turns} turns, {len(s['qa'])} questions", file=sys.stderr)
-    dialogues = [parse_dialogues(path) for path in sorted(HERE.glob("dialogue_*.txt"))]
-    out = HERE / "dialogues.json"
-    out.write_text(json.dumps(dialogues, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def build_dialogues(pattern: str, out: str) -> None:
+    dialogues = [parse_dialogues(path) for path in sorted(HERE.glob(pattern))]
+    (HERE / out).write_text(json.dumps(dialogues, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     for s in dialogues:
         print(
             f"{s['sample_id']}: {len(s['memories'])} memories, {len(s['dialogues'])} dialogues",
             file=sys.stderr,
         )
+
+
+def main() -> int:
+    build("dev", "dev.json")
+    build_dialogues("dialogue_*.txt", "dialogues.json")
+    build("fresh", "fresh.json")
+    build_dialogues("fresh_dialogue_*.txt", "fresh_dialogues.json")
     return 0
 
 

@@ -78,7 +78,8 @@ async def answer(model: Any, prompted: Prompted, *, timeout: float) -> str:
         return await result if inspect.isawaitable(result) else result
 
     try:
-        reply = await asyncio.wait_for(call(), timeout)
+        async with asyncio.timeout(timeout):
+            reply = await call()
     except TimeoutError as err:
         raise TimeoutError(f"the model gave no reply within {timeout:g} s") from err
     if not isinstance(reply, str):

@@ -328,10 +328,8 @@ class Turns:
             options["mood"] = False
         error, moved, kept = "", claimed.moved, 0
         try:
-            async with self._slots:
-                observation = await asyncio.wait_for(
-                    self.mneme.aobserve(subject, exchange, **options), self.settings.observe_timeout
-                )
+            async with self._slots, asyncio.timeout(self.settings.observe_timeout):
+                observation = await self.mneme.aobserve(subject, exchange, **options)
         except asyncio.CancelledError:
             await self._release(claimed)
             raise
@@ -449,7 +447,8 @@ class Turns:
         """`work` within `prompt_timeout` (the engine is expected to answer in milliseconds); on a timeout
         or an error, `fallback`, logged and counted as `<step>_timeout` / `<step>_failed`."""
         try:
-            return await asyncio.wait_for(work, self.settings.prompt_timeout)
+            async with asyncio.timeout(self.settings.prompt_timeout):  # no task of its own, as wait_for makes
+                return await work
         except TimeoutError:
             self.counts[f"{step}_timeout"] += 1
             log.warning(

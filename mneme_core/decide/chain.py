@@ -15,7 +15,7 @@ adds (a cost, say).
 A tier is any object with a `name` and `async adecide(input, questions) -> {question name: Answer}`. A tier
 may also give the same as a plan, `decision_plan(input, questions)` (see `steps`: the `Prompt` tier's
 message and parsing between `Await` steps for the model), and the chain has one too: an observe takes it in
-(`yield from`) and runs it on a store's reader thread, so the loop runs only the awaits (a tier without a
+(`yield from`) and runs it on a store's thread, so the loop runs only the awaits (a tier without a
 plan is one `Await` of its `adecide`). The counts are kept under a lock, as two threads may decide at once.
 """
 

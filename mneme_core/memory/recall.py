@@ -240,7 +240,7 @@ class Ask:
     @cached_property
     def weights(self) -> dict[str, float]:
         """What each of the query's terms weighs (see `query.weighted`), worked out once."""
-        return query.weighted(self.turns, self.terms())
+        return query.weighted(self.turns, self.terms(), self.query)
 
 
 @dataclass(frozen=True)

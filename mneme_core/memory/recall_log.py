@@ -25,6 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ..errors import ClosedError
 from ..store import Store
 from . import index, lifecycle, links
 from .lifecycle import Lifecycle
@@ -34,6 +35,8 @@ from .recall import Recall, Trace
 log = logging.getLogger(__name__)
 
 BATCH = 64
+PER_WRITE = 16  # entries one write transaction takes along,
+PER_WRITE_SECONDS = 0.002  # and within about this long while a reply's read waits for that transaction
 WAIT = 2.0
 KEEP = 200
 QUERY_LIMIT = 300
@@ -60,6 +63,7 @@ class RecallLog:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._flushing = False  # a write of what waits is asked of the store's writer (`_flush_soon`)
         self.dropped = 0  # entries that could not be written (never a note): see `flush_or_drop`
         self.lifecycle: Lifecycle | None = None  # reinforce and link what recalls chose (set by `Mneme`)
         self.half_life_days = 30.0
@@ -94,13 +98,20 @@ class RecallLog:
             self._pending = [e for e in self._pending if e.subject_id != subject_id]
 
     def write_pending(self, conn: sqlite3.Connection) -> None:
-        """Write what waits, inside the caller's write transaction."""
+        """Write what waits, inside the caller's write transaction: the oldest `PER_WRITE` entries, and while
+        a reply's read waits for the file's thread only those within `PER_WRITE_SECONDS` (the rest ride along
+        with the next write, first)."""
         with self._lock:
-            batch, self._pending = self._pending, []
+            batch, self._pending = self._pending[:PER_WRITE], self._pending[PER_WRITE:]
         if not batch:
             return
         touched = set()
-        for e in batch:
+        until = time.monotonic() + PER_WRITE_SECONDS
+        for done, e in enumerate(batch):
+            if done and time.monotonic() > until and self._store.reply_waits():
+                with self._lock:
+                    self._pending[:0] = batch[done:]
+                break
             inserted = conn.execute(
                 "insert into recalls(subject_id, at, query, chosen, skipped) select ?, ?, ?, ?, ? "
                 "where exists (select 1 from subjects where id = ?)",
@@ -134,12 +145,12 @@ class RecallLog:
 
     def flush(self) -> None:
         """Write what waits now, on this thread."""
-        if self._pending and not self._store.closed:
-            self._store.write(lambda conn: None)
+        while self._pending and not self._store.closed:
+            self._store.write(_nothing)
 
     async def aflush(self) -> None:
-        if self._pending and not self._store.closed:
-            await self._store.awrite(lambda conn: None)
+        while self._pending and not self._store.closed:
+            await self._store.awrite(_nothing)
 
     def flush_or_drop(self) -> None:
         """`flush`, for closing: what cannot be written is counted in `dropped` and logged, not raised."""
@@ -177,8 +188,27 @@ class RecallLog:
                 continue
             if len(self._pending) < BATCH and time.monotonic() - oldest < WAIT:
                 continue
-            self.flush_or_drop()  # a busy file or a full disk drops that batch; it held no note
+            self._flush_soon()
             oldest = time.monotonic()
+
+    def _flush_soon(self) -> None:
+        """What waits, written by the store's writer with the writes waiting there (not on this thread, which
+        would be one more taking turns at the GIL and at SQLite's lock): a busy file or a full disk drops that
+        batch, which held no note."""
+        if self._flushing:  # one asked already, not done yet
+            return
+        waiting = self.waiting
+
+        def written(_result: object, error: BaseException | None) -> None:
+            self._flushing = False
+            if error is not None:
+                self._dropped(waiting, error)
+
+        self._flushing = True
+        try:
+            self._store.write_soon(_nothing, done=written)
+        except ClosedError:  # closing: the close writes what is left
+            self._flushing = False
 
     def stop(self) -> None:
         """Stop the background writer; the caller flushes what is left."""
@@ -188,3 +218,7 @@ class RecallLog:
         self._wake.set()
         if thread is not None:
             thread.join()
+
+
+def _nothing(conn: object) -> None:
+    """A write of nothing: what rides along (`Store.piggyback`) is the write."""

@@ -3,11 +3,13 @@
 Every unit of work in Mneme is a plain function of a `sqlite3.Connection` (a *transaction function*), and the
 store runs it in one of two places:
 
-- `aread` / `awrite` run it on one of the store's own threads (`workers`: a writer and `READERS` readers,
-  each with its connection), so the event loop never waits on SQLite. The whole function runs there in one
-  hop: a hop costs about 100 µs on this machine, so a recall issued as six separate `await execute()` calls
-  would pay 1.2 ms in hops alone, and two coroutines interleaving statements on one connection could mix
-  their transactions. Reads and writes have separate connections, so a recall never queues behind a write.
+- `aread` / `awrite` run it on one of the store's own threads (`one_at_a_time`: `THREADS` threads, each
+  with its connection, running the file's reads and writes one job at a time, a reply's reads first), so
+  the event loop never waits on SQLite. The whole function runs there in one hop: a hop costs about 100 µs
+  on this machine, so a recall issued as six separate `await execute()` calls would pay 1.2 ms in hops
+  alone, and two coroutines interleaving statements on one connection could mix their transactions. A
+  read waits for the job under way (a group commit stops at `BATCH_SECONDS`), and never for one stalled on
+  SQLite's lock or the disk: another thread steps in beside it.
 - `read` / `write` run it on a connection owned by the calling thread, for the plain twins. They need no
   event loop, so they work whether or not one is running in the thread.
 
@@ -45,9 +47,9 @@ from . import failures, schema
 from .checkpoint import LIMIT, SAFETY, Checkpointer
 from .closing import Closing
 from .location import is_url
+from .one_at_a_time import OneAtATime
 from .transactions import Queued, Storage, Transactions
 from .turns import Late, Turn
-from .workers import READERS, Workers
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,12 @@ T = TypeVar("T")
 Work = Callable[..., T]
 
 DURABILITY = {"normal": "NORMAL", "full": "FULL"}
+THREADS = 2
+"""The file's threads (`one_at_a_time`): one at work, one to step in when it stalls."""
+BATCH_SECONDS = 0.005
+"""A group commit's writes past this many seconds, while a reply's read waits, wait for the next commit
+(`Transactions.batch_seconds`): the file's jobs run one at a time, and that read waits for the commit under
+way (some 12 observes' writes). With no reply waiting, writes that wait together are committed together."""
 
 
 class Connection(sqlite3.Connection):
@@ -68,6 +76,8 @@ class Connection(sqlite3.Connection):
 
 class Store(Transactions, Closing):
     """Owns one SQLite file: its schema, its pragmas and every connection to it."""
+
+    batch_seconds = BATCH_SECONDS
 
     def __init__(
         self,
@@ -93,7 +103,6 @@ class Store(Transactions, Closing):
         self.location = path  # where another store of the same data opens (`Storage.location`)
         self.durability = durability
         self.busy_timeout = busy_timeout
-        self.checkpointer = Checkpointer(path, busy_timeout)
         self.clock = clock
         self.migrations = tuple(migrations)
         self.piggyback: list[Callable[[sqlite3.Connection], None]] = []
@@ -101,8 +110,9 @@ class Store(Transactions, Closing):
         self._owned: list[sqlite3.Connection] = []
         self._turns: list[Turn] = []
         self._owned_lock = threading.Lock()
-        self._writer = Workers("mneme-writer", 1)
-        self._readers = Workers("mneme-reader", READERS)
+        # Reads and writes alike run one at a time on the file's threads (`one_at_a_time`).
+        self._writer = self._readers = OneAtATime("mneme-store", THREADS)
+        self.checkpointer = Checkpointer(path, busy_timeout, outside=self._writer.outside)
         self._queue: list[Queued] = []
         self._queue_lock = threading.Lock()
         self._closed = False
@@ -315,13 +325,16 @@ class Store(Transactions, Closing):
             return  # an earlier drain took this caller's write along
         try:
             with self._in_turn(conn):
-                self._commit_batch(conn, batch)
+                left = self._commit_batch(conn, batch)
         except BaseException as err:
             for item in batch:
                 if item.error is None:
                     item.result, item.error = None, err
             return
-        self.checkpointer.wrote(conn)
+        if left:  # past `batch_seconds`: first for the next drain (each write has a drain of its own)
+            with self._queue_lock:
+                self._queue[:0] = left
+        self.checkpointer.wrote(conn, catch_up=not self.reply_waits())
 
     # -- closing (`closing.Closing`) ---------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +56,20 @@ SAFETY = 40_000  # wal_autocheckpoint of the writers' connections: only if all o
 class Checkpointer:
     """Keeps one file's WAL copied and near `LIMIT` bytes (see the module docstring)."""
 
-    def __init__(self, path: str, busy_timeout: float, every: int = EVERY, limit: int = LIMIT) -> None:
+    def __init__(
+        self,
+        path: str,
+        busy_timeout: float,
+        every: int = EVERY,
+        limit: int = LIMIT,
+        outside: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> None:
         self.path = path
         self.wal = path + "-wal"
         self.busy_timeout = busy_timeout
+        # Around the writer's wait for the thread's copy and its own (fsyncs): the store's threads may start
+        # a reply's read meanwhile (`one_at_a_time.OneAtATime.outside`).
+        self.outside = outside
         self.every = every
         self.limit = limit
         self.runs = 0  # checkpoints done by the thread (for tests and reports)
@@ -70,9 +82,11 @@ class Checkpointer:
         self._copying = threading.Lock()  # one checkpoint of this process at a time (thread or writer)
         self._thread: threading.Thread | None = None
 
-    def wrote(self, conn: sqlite3.Connection) -> None:
+    def wrote(self, conn: sqlite3.Connection, catch_up: bool = True) -> None:
         """A write transaction of this process committed on `conn`, which holds no lock now (cheap: a
-        counter and a `stat`; a short checkpoint of the last commits once the WAL is past `LIMIT`)."""
+        counter and a `stat`; a short checkpoint of the last commits once the WAL is past `LIMIT`). Without
+        `catch_up` (a reply's read waits for the store's thread: the catch-up took 10-66 ms there, mostly
+        fsyncs and the thread's copy), the thread copies instead and the next write catches up."""
         self._writes += 1
         if self._writes >= self.every:
             self._writes = 0
@@ -82,20 +96,24 @@ class Checkpointer:
             size = os.stat(self.wal).st_size
         except OSError:
             return
-        if size > self.limit:
+        if size > self.limit and not catch_up:
+            self._start()
+            self._wake.set()
+        elif size > self.limit:
             self.over += 1
             # Waits for the thread's checkpoint, if one is running, instead of giving up: SQLite answers busy
             # to a second checkpoint at once, and a writer that went on meanwhile grew the WAL past `LIMIT`
             # by every commit the thread's copy took (0.9 MB over it, measured on a loaded machine).
-            if not self._copying.acquire(timeout=self.busy_timeout):
-                return
-            try:
-                busy, frames, copied = conn.execute("pragma wal_checkpoint(passive)").fetchone()
-            except sqlite3.Error as err:  # another process is checkpointing: the next commit tries again
-                log.debug("checkpointing %s: %s", self.path, err)
-                return
-            finally:
-                self._copying.release()
+            with self.outside():
+                if not self._copying.acquire(timeout=self.busy_timeout):
+                    return
+                try:
+                    busy, frames, copied = conn.execute("pragma wal_checkpoint(passive)").fetchone()
+                except sqlite3.Error as err:  # another process is checkpointing: the next commit tries again
+                    log.debug("checkpointing %s: %s", self.path, err)
+                    return
+                finally:
+                    self._copying.release()
             self.caught_up += not busy and frames == copied
 
     def wipe(self, conn: sqlite3.Connection) -> bool:

@@ -59,7 +59,7 @@ class Closing:
     def _shut(self, wait: float | None) -> None:
         self._closing()
         try:
-            for workers in (self._writer, self._readers):
+            for workers in dict.fromkeys((self._writer, self._readers)):  # a file's are one
                 workers.stop(wait)
         finally:
             self._close_owned()

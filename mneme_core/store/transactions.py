@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..errors import BusyError
-from .workers import LATER, NOW, Workers
+from .workers import LATER, NOW, WRITES, Workers
 
 T = TypeVar("T")
 Work = Callable[..., T]
@@ -38,6 +39,8 @@ class Storage(Protocol):
     def read(self, work: Work[T], *args: Any) -> T: ...
     def write(self, work: Work[T], *args: Any) -> T: ...
     def write_for_good(self, work: Work[T], *args: Any) -> T: ...
+    def write_soon(self, work: Work[T], *args: Any, done: Callable[..., None] | None = None) -> None: ...
+    def reply_waits(self) -> bool: ...
     async def aread(self, work: Work[T], *args: Any) -> T: ...
     async def awrite(self, work: Work[T], *args: Any) -> T: ...
     async def awrite_for_good(self, work: Work[T], *args: Any) -> T: ...
@@ -73,6 +76,9 @@ class Transactions:
     commits and rolls back)."""
 
     piggyback: list[Callable[[Any], None]]
+    batch_seconds: float | None = None
+    """How long one group commit may run, while a reply's read waits, before the writes still waiting are
+    left for the next one (None: no bound)."""
     _queue: list[Queued]
     _queue_lock: threading.Lock
     _writer: Workers
@@ -88,10 +94,15 @@ class Transactions:
     def _wipe(self, conn: Any) -> None:
         raise NotImplementedError
 
+    def reply_waits(self) -> bool:
+        """Whether a reply's read waits for a thread of a store whose jobs run one at a time (a file's, with
+        `batch_seconds`): a write transaction under way then stops early, leaving what rides along too."""
+        return self.batch_seconds is not None and self._readers.waiting(NOW)
+
     async def aread(self, work: Work[T], *args: Any) -> T:
         """Run `work(conn, *args)` in a read snapshot on a reader's thread, off the event loop."""
         self._open_or_raise()
-        return await self._readers.run(self.read, work, *args)
+        return await self._readers.run(self.read, work, *args, place=NOW)
 
     async def aside(self, work: Callable[..., T], *args: Any, later: bool = False) -> T:
         """`work(*args)` on a reader thread, in no transaction: for code that reads through `read` there
@@ -113,11 +124,28 @@ class Transactions:
         """`write_for_good` off the event loop: committed with the writes waiting with it, then wiped."""
         return await self._awrite(Queued(work, args, wipe=True))
 
+    def write_soon(
+        self, work: Work[T], *args: Any, done: Callable[[T | None, BaseException | None], None] | None = None
+    ) -> None:
+        """`awrite` for a caller that does not wait, from any thread (a background timer: the recall log's):
+        committed by the store's writer with the writes waiting with it, so no other thread takes turns at
+        the GIL or at SQLite's lock for it; `done(result, error)` is told the outcome there."""
+        self._open_or_raise()
+        item = Queued(work, args)
+        with self._queue_lock:
+            self._queue.append(item)
+        self._writer.submit(self._drain_and_tell, item, done, place=WRITES)
+
+    def _drain_and_tell(self, item: Queued, done: Callable[..., None] | None) -> None:
+        self._drain_queue()  # the item is committed by this drain, or an earlier one took it along
+        if done is not None:
+            done(item.result, None if item.error is None else self._failure(item.error))
+
     async def _awrite(self, item: Queued) -> Any:
         self._open_or_raise()
         with self._queue_lock:
             self._queue.append(item)
-        await self._writer.run(self._drain_queue)
+        await self._writer.run(self._drain_queue, place=WRITES)
         if item.error is not None:
             failure = self._failure(item.error)
             if failure is item.error:
@@ -147,14 +175,17 @@ class Transactions:
         if conn.in_transaction:
             conn.execute("rollback")
 
-    def _commit_batch(self, conn: Any, batch: list[Queued]) -> None:
-        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for. A
-        write alone in its batch (every write of a quiet bot) needs no savepoint: when it fails, its whole
-        transaction is rolled back before anything rode along, and what would have waits for the next."""
+    def _commit_batch(self, conn: Any, batch: list[Queued]) -> list[Queued]:
+        """One transaction for the batch, a savepoint for each write, then the wipe some of them ask for; the
+        writes left for the next transaction (past `batch_seconds`). A write alone in its batch (every write
+        of a quiet bot) needs no savepoint: when it fails, its whole transaction is rolled back before
+        anything rode along, and what would have waits for the next."""
+        left: list[Queued] = []
         if len(batch) == 1:
             self._commit_alone(conn, batch[0])
         else:
-            self._commit_together(conn, batch)
+            left = self._commit_together(conn, batch)
+            batch = batch[: len(batch) - len(left)]
         if any(item.wipe for item in batch):
             try:
                 self._wipe(conn)
@@ -162,6 +193,7 @@ class Transactions:
                 for item in batch:
                     if item.wipe and item.error is None:
                         item.error = err
+        return left
 
     def _broken(self, conn: Any) -> bool:
         """Whether the connection itself is lost (a server's): then a write's error is the connection's, and
@@ -181,9 +213,16 @@ class Transactions:
             if item.error is not err:  # what rode along, or the commit, failed: as for a batch
                 raise
 
-    def _commit_together(self, conn: Any, batch: list[Queued]) -> None:
+    def _commit_together(self, conn: Any, batch: list[Queued]) -> list[Queued]:
+        """The batch in one transaction, each write in a savepoint; past `batch_seconds` while a reply's read
+        waits, the writes not begun are left (returned) for the next."""
+        left: list[Queued] = []
+        until = None if self.batch_seconds is None else time.monotonic() + self.batch_seconds
         with self._committing(conn):
-            for item in batch:
+            for done, item in enumerate(batch):
+                if done and until is not None and time.monotonic() > until and self.reply_waits():
+                    left = batch[done:]
+                    break
                 conn.execute("savepoint queued")
                 try:
                     item.result = item.work(conn, *item.args)
@@ -192,3 +231,4 @@ class Transactions:
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
+        return left

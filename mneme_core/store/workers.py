@@ -1,11 +1,11 @@
 """The store's own threads: the async verbs hand their transaction functions here, so the loop never waits.
 
-A `Workers` is a few daemon threads taking jobs from one queue; each thread keeps its own SQLite connection
-(`Store._conn`), and a job's outcome goes back to the event loop that asked (`call_soon_threadsafe`), so
-one pool serves any loop. The store has two: one writer (writes that wait together are committed together,
-see `Store._drain_queue`) and `READERS` readers, so in WAL mode a read never waits behind a write, and two
-reads run at once: SQLite lets go of the GIL while it steps, so on two cores one read's SQL runs beside
-another's Python.
+A `Workers` is a few daemon threads taking jobs from one queue; each thread keeps its own connection, and a
+job's outcome goes back to the event loop that asked (`call_soon_threadsafe`), so one pool serves any loop.
+A PostgreSQL store has two: one writer (writes that wait together are committed together, see
+`Transactions._drain_queue`) and readers, whose reads wait on the server, not on this machine's cores. A
+SQLite file's store runs its jobs one at a time instead (`one_at_a_time`), with the same jobs, places and
+outcomes (`run_job`).
 
 This replaced aiosqlite's one thread per connection: a hop there cost about the same (a queue, a future,
 the loop woken), but only one reader could run at a time, and under 1,000 people at once the reader was the
@@ -30,14 +30,12 @@ from ..errors import ClosedError
 
 log = logging.getLogger(__name__)
 
-READERS = 2
-"""Reader threads per store: one per core of the machine kind this is measured on (2)."""
-
-NOW, LATER, LAST = 0, 1, 2
-"""A job's place: on a reply's path (`aprompt`), after the reply (the note writer's recall, in `aobserve`),
-and the end of the threads. The threads take the first job of the first place, so a bot whose memory work
-runs behind (more messages a second than the machine can judge) keeps answering: under 300 messages a
-second, with the observes queueing, a prompt waits only for the reads under way."""
+NOW, WRITES, LATER, LAST = 0, 1, 2, 3
+"""A job's place: on a reply's path (`aprompt`), a write (a group commit, `Transactions._drain_queue`),
+after the reply (the note writer's recall, in `aobserve`), and the end of the threads. The threads take the
+first job of the first place, so a bot whose memory work runs behind (more messages a second than the
+machine can judge) keeps answering: under 300 messages a second, with the observes queueing, a prompt waits
+only for the work under way."""
 
 
 def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
@@ -49,6 +47,23 @@ def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None
         future.set_result(value)
 
 
+def run_job(job: tuple[Any, ...]) -> None:
+    """A job run on the calling thread, its outcome handed to the loop that waits for it (`Workers.run`), or
+    logged when it failed and nobody waits (`Workers.submit`)."""
+    work, args, loop, future = job
+    value, error = None, None
+    try:
+        value = work(*args)
+    except BaseException as err:  # handed to the caller, whatever it is
+        error = err
+    if loop is None:
+        if error is not None:
+            log.warning("%s, run with nobody waiting, failed: %s", work, error)
+        return
+    with contextlib.suppress(RuntimeError):  # the caller's loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(_settle, future, value, error)
+
+
 class Workers:
     """`count` daemon threads named `name`, started at the first job."""
 
@@ -58,7 +73,7 @@ class Workers:
         # One deque of jobs per place, and one token per job in a queue the threads wait on: both are C
         # (a PriorityQueue's put cost the loop 160 µs under load, its lock shared with the threads). A job
         # goes in its deque before its token, so a thread holding a token always finds a job.
-        self._places: tuple[deque[Any], ...] = (deque(), deque(), deque())
+        self._places: tuple[deque[Any], ...] = (deque(), deque(), deque(), deque())
         self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -69,11 +84,23 @@ class Workers:
         those of its own that came first; its result (or its exception) here."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
+        self._put((work, args, loop, future), place)
+        return await future
+
+    def submit(self, work: Callable[..., Any], *args: Any, place: int = NOW) -> None:
+        """`work(*args)` on one of the threads, from any thread, with nobody waiting: what it returns is
+        dropped, what it raises is logged (a background timer's work: `Transactions.write_soon`)."""
+        self._put((work, args, None, None), place)
+
+    def waiting(self, place: int) -> bool:
+        """Whether jobs of `place` wait for a thread."""
+        return bool(self._places[place])
+
+    def _put(self, job: tuple[Any, ...], place: int) -> None:
         if not self._threads:
             self._start()
-        self._places[place].append((work, args, loop, future))
+        self._places[place].append(job)
         self._tokens.put(None)
-        return await future
 
     def _start(self) -> None:
         with self._lock:
@@ -92,14 +119,7 @@ class Workers:
             job = self._take()
             if job is None:
                 return
-            work, args, loop, future = job
-            value, error = None, None
-            try:
-                value = work(*args)
-            except BaseException as err:  # handed to the caller, whatever it is
-                error = err
-            with contextlib.suppress(RuntimeError):  # the caller's loop closed meanwhile: nobody waits
-                loop.call_soon_threadsafe(_settle, future, value, error)
+            run_job(job)
 
     def _take(self) -> Any:
         """The first job of the first place that has one: there is one for each token taken, though another
