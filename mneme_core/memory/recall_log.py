@@ -2,8 +2,11 @@
 
 A recall only reads. What it would write, a log row (query, chosen, skipped) and the "recalled" marks that
 keep a used note fresh, waits in a queue here and is written:
-- inside the next write transaction of this `Mneme`, whatever it is (one commit serves both);
-- by a small background thread, once `BATCH` entries wait or the oldest has waited `WAIT` seconds;
+- inside the next write transaction of this `Mneme`, whatever it is (one commit serves both), at most
+  `PER_WRITE` entries, and while a reply's read waits for the file's thread only ~2 ms of them;
+- once `BATCH` entries wait or the oldest has waited `WAIT` seconds, by a write of nothing that a small
+  timer thread asks of the store's own writer (`write_soon`): the timer never writes itself, which made it
+  one more thread taking turns at the GIL and at SQLite's lock;
 - on `flush()` (before the log is read back) and on close.
 
 The log is a record of what the companion looked at, not something a person asked to keep: a process killed
