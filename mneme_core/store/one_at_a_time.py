@@ -26,7 +26,6 @@ late by at most 43.3 -> 34.5 ms (p99 5.3 -> 4.5).
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import time
 from collections import deque
@@ -36,9 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ClosedError
-from .workers import LAST, WRITES, run_job
-
-log = logging.getLogger(__name__)
+from .workers import LAST, WRITES, joined, run_job
 
 __all__ = ["STALL", "OneAtATime"]
 
@@ -228,11 +225,4 @@ class OneAtATime:
             self._stopped = True
             threads, self._threads = self._threads, []
             self._changed.notify_all()
-        if timeout is None:
-            return not threads
-        for thread in threads:
-            thread.join(timeout)
-        alive = [t.name for t in threads if t.is_alive()]
-        if alive:
-            log.warning("the store's threads %s did not end within %g s", ", ".join(alive), timeout)
-        return not alive
+        return joined(threads, timeout)

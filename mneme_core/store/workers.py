@@ -64,6 +64,18 @@ def run_job(job: tuple[Any, ...]) -> None:
         loop.call_soon_threadsafe(_settle, future, value, error)
 
 
+def joined(threads: list[threading.Thread], timeout: float | None) -> bool:
+    """Whether the stopped threads all ended within `timeout` (None: not waited for, at interpreter exit)."""
+    if timeout is None:
+        return not threads
+    for thread in threads:
+        thread.join(timeout)
+    alive = [t.name for t in threads if t.is_alive()]
+    if alive:
+        log.warning("the store's threads %s did not end within %g s", ", ".join(alive), timeout)
+    return not alive
+
+
 class Workers:
     """`count` daemon threads named `name`, started at the first job."""
 
@@ -140,11 +152,4 @@ class Workers:
         for _ in threads:
             self._places[LAST].append(None)
             self._tokens.put(None)
-        if timeout is None:
-            return not threads
-        for thread in threads:
-            thread.join(timeout)
-        alive = [t.name for t in threads if t.is_alive()]
-        if alive:
-            log.warning("the store's threads %s did not end within %g s", ", ".join(alive), timeout)
-        return not alive
+        return joined(threads, timeout)
