@@ -25,8 +25,10 @@ slowest callbacks asyncio saw on the loop (debug mode's slow-callback log, `--sl
 
 What is left of the loop's worst lag is mostly the garbage collector: a collection runs on whichever thread
 allocates, the loop's among them, and a full one walks every object the process holds (15-45 ms here at
-300 a second). `--freeze` freezes start-up's objects first, as `mneme run` does: at 300 a second the loop
-was then late by at most 7.5-14 ms (p99 3.2-4.6) against 15-26 ms (p99 4.0-5.2) without.
+300 a second), and the machine itself (this VM's busy hours gave twice the lag of its quiet ones, whatever
+ran). `--freeze` freezes start-up's objects first, as `mneme run` does: at 300 a second it took a third off
+the loop's worst lag in five interleaved runs (29.6-50.1 ms against 48.9-73.6; earlier, on a quieter hour,
+7.5-14.2 against 14.5-25.9), and nothing off p99 (6.8-15.3 against 6.8-9.1).
 
     python benchmarks/busy.py                          # 1,000 people x 3 turns, closed, instant stub
     python benchmarks/busy.py --mode open --rate 300 --model-ms 200
