@@ -139,12 +139,13 @@ class Embeddings:
         """Vectors for `texts`, checked and normalised, within `timeout` (a query, on the caller's loop)."""
         texts = list(texts)
         try:
-            if inspect.iscoroutinefunction(self.query):
-                result = await asyncio.wait_for(self.query(texts), self.timeout)
-            else:
-                result = await asyncio.wait_for(asyncio.to_thread(self.query, texts), self.timeout)
-                if inspect.isawaitable(result):
-                    result = await asyncio.wait_for(result, self.timeout)
+            async with asyncio.timeout(self.timeout):  # no task of its own, as wait_for makes: every query
+                if inspect.iscoroutinefunction(self.query):
+                    result = await self.query(texts)
+                else:
+                    result = await asyncio.to_thread(self.query, texts)
+                    if inspect.isawaitable(result):
+                        result = await result
         except TimeoutError as err:
             raise EmbeddingError(f"{self.name} took longer than {self.timeout:g} s") from err
         return self.check(texts, result)
