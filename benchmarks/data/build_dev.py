@@ -29,6 +29,12 @@ multi-hop, temporal and open-domain questions); the dialogues are chat-app talk 
 codes) whose memories are terse notes without a subject. Report them apart from the dev set; once a change
 has been tuned on them they are dev data like the rest.
 
+`long_*.txt` (LoCoMo layout) are built apart again, into `long.json`: two conversations whose turns are
+as long as LoCoMo's (a mean of about 140 characters, a quarter over 200) where the other sets' turns are
+short, written for measuring recall over long lines and committed before any engine ran on them. About 250
+turns over 18 sessions of 2023 each, 60 questions split evenly over single-hop, multi-hop, temporal and
+open-domain.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -156,6 +162,7 @@ def main() -> int:
     build_dialogues("dialogue_*.txt", "dialogues.json")
     build("fresh", "fresh.json")
     build_dialogues("fresh_dialogue_*.txt", "fresh_dialogues.json")
+    build("long", "long.json")
     return 0
 
 
