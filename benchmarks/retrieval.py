@@ -41,6 +41,13 @@ them with `--data`, and report them apart. Their first run measured how much the
 reference 0.433 / 0.521, FTS5 0.466 / 0.530. With a loaded machine set `MNEME_BENCH_EMBED_TIMEOUT` (seconds,
 default 2): a query the embedder places too late is asked of words alone (the "tier" row counts them).
 
+Long lines (`data/long.json`: two English conversations whose turns are as long as LoCoMo's, mean 139
+characters against the dev set's 40, 121 questions, committed before any engine ran on them): there a
+line budget binds before the line count, and a line too long for the room left is quoted as its excerpt
+(`transcript.excerpt`). Since the ids found say nothing of what an excerpt leaves out, lines mode also
+prints, of the answer's words that the question's evidence turns hold, the share the evidence lines found
+at 10 hold whole and the share the block quotes of them ("answer words ..." rows).
+
 Linked (the layout of `data/linked.json`: a list of samples, each with `person`, `exchanges` (`said`, and
 `notes`: the notes the note writer keeps from that exchange, each `id`, `text`, `kind`) and `questions`
 (`question`, `memories`: the ids that answer it, `linked`: whether it is one of the questions whose answer
@@ -455,6 +462,31 @@ def score(chosen_ids: list[int], holds: dict[int, list[str]], evidence: list[str
     return sum(e in got for e in evidence) / len(evidence)
 
 
+def answers_of(sample: dict) -> list[str] | None:
+    """The answers of a LoCoMo-layout sample's questions, in `questions_of`'s order (None for the others)."""
+    if is_linked(sample) or is_dialogues(sample):
+        return None
+    return [str(q.get("answer", "")) for q in sample["qa"] if evidence_of(q)]
+
+
+def quoted(
+    found: list, holds: dict[int, list[str]], evidence: list[str], answer: str, texts: dict[str, str]
+) -> dict[str, int]:
+    """The answer's words that the question's evidence turns hold (`answer_held`), those the evidence lines
+    found hold whole (`answer_found`), and those the block quotes of them (`answer_quoted`: a long line is
+    quoted as its excerpt): what excerpts cost and gain the model's reading, beyond the ids found."""
+    from mneme_core import text as mneme_text  # ours only: the reference's worker runs in its own venv
+
+    wanted = set(mneme_text.terms(answer))
+    held = set().union(*(mneme_text.terms(texts.get(e, "")) for e in evidence)) & wanted
+    whole, shown = set(), set()
+    for said in found:
+        if set(holds.get(said.line.id, ())) & set(evidence):
+            whole |= wanted & set(mneme_text.terms(said.line.text))
+            shown |= wanted & set(mneme_text.terms(getattr(said, "quoted", "") or said.line.text))
+    return {"answer_held": len(held), "answer_found": len(whole), "answer_quoted": len(shown)}
+
+
 def run_engine(
     engine: str,
     samples: list[dict],
@@ -531,8 +563,10 @@ def ask_all(
     out = []
     logging = {"log": True, "conversation": f"dm:{subject}"} if logged and hasattr(m, "recall_log") else {}
     loop = asyncio.new_event_loop() if use_meaning else None
+    answers = answers_of(sample) if as_lines else None
+    texts = {dia: said for dia, _speaker, said, _when in said_turns(sample)} if answers else {}
     try:
-        for question, category, evidence in questions_of(sample):
+        for n, (question, category, evidence) in enumerate(questions_of(sample)):
             row = {"category": category}
             for limit, budget in LIMITS:
                 asked = {"limit": limit, "budget": budget, "log": False, **logging}
@@ -546,6 +580,8 @@ def ask_all(
                 took = time.perf_counter() - t
                 chosen = [r.line.id for r in found.lines] if as_lines else [r.note.id for r in found.chosen]
                 row[f"at{limit}"] = score(chosen, holds, evidence)
+                if answers and limit == 10:
+                    row |= quoted(found.lines, holds, evidence, answers[n], texts)
                 if logging:
                     m.recall_log.flush()
                 if limit == 6:
@@ -706,6 +742,10 @@ def summary(result: dict) -> dict:
     for key, group in (("", rows), ("dialogue_", dialogues)):
         if group:
             out[f"{key}median_ms"], out[f"{key}p95_ms"] = ms_stats([r["ms"] for r in group])
+    held = sum(r.get("answer_held", 0) for r in rows)
+    if held:  # of the answer words the evidence holds: in the lines found, and in what the block quotes
+        out["answer_found"] = sum(r.get("answer_found", 0) for r in rows) / held
+        out["answer_quoted"] = sum(r.get("answer_quoted", 0) for r in rows) / held
     if every:
         tiers = defaultdict(int)
         for r in every:
@@ -741,6 +781,8 @@ def table(results: list[dict]) -> str:
                 f"{name}@{limit}",
                 "{:.3f}",
             )
+    row("answer words in the evidence lines found @10", "answer_found", "{:.3f}")
+    row("answer words quoted of them @10", "answer_quoted", "{:.3f}")
     row("recall median, ms", "median_ms", "{:.2f}")
     row("recall p95, ms", "p95_ms", "{:.2f}")
     if talks:

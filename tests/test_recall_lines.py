@@ -115,6 +115,32 @@ async def test_lines_keep_to_their_own_budget_and_never_take_a_notes_place(mneme
     assert len(tight.lines) == 1  # the first line may exceed the budget, no second one fits
 
 
+async def test_a_line_too_long_for_the_room_left_is_quoted_as_its_part_that_matched(
+    mneme: Mneme, clock: Any
+) -> None:
+    long = (
+        "Work was a mess all week and the trains were late every single morning. "
+        "But the pottery class on Thursday was lovely, I made a blue glazed bowl for Mum. "
+        "Then we had pizza and watched a film about sharks until midnight."
+    )
+    ids = await said(mneme, clock, [("pottery class tonight, so excited", "Have fun!"), (long, "A bowl!")])
+
+    asked = "was I excited about the pottery class tonight?"
+    found = mneme.recall(LEO, asked, lines=2, line_budget=120)
+
+    first, second = found.lines
+    assert first.line.id == ids[0] and first.quoted == "pottery class tonight, so excited"  # fits: whole
+    assert second.line.id == ids[2] and second.line.text == long  # the line itself is kept whole
+    middle = "But the pottery class on Thursday was lovely, I made a blue glazed bowl for Mum."
+    assert second.quoted == f"…{middle}…"
+    assert len(first.quoted) + len(second.quoted) <= 120
+    block = mneme.prompt(LEO, asked, user_name="Leo", lines=2, line_budget=120)
+    assert "Leo said: …But the pottery class on Thursday was lovely" in block and "sharks" not in block
+    tight = mneme.recall(LEO, asked, lines=2, line_budget=60)
+    assert tight.lines[0].line.id == ids[0]
+    assert ids[2] not in {r.line.id for r in tight.lines}  # 27 characters left: too few to quote it in
+
+
 async def test_the_lines_the_model_sees_already_are_left_out(mneme: Mneme, clock: Any) -> None:
     ids = await said(mneme, clock, TALK)
     latest = await mneme.transcript.aadd_line(DM, subject=LEO, text="pottery again tonight", name="Leo")

@@ -43,6 +43,11 @@ things are the transcript's own:
   in the model's context already (the bot gives them as messages): quoting them again would spend the
   budget on nothing, so they are left out.
 
+- Long lines. A line too long for the room the budget has left is quoted as its part around what matched
+  (`excerpt`), rather than skipped for a shorter one: on conversations whose turns are as long as LoCoMo's,
+  evidence found at 6 / 10 lines went from 0.542 / 0.643 to 0.592 / 0.666, and the answer's words the block
+  quotes from 0.544 to 0.552 (`excerpt` has the table).
+
 Each recalled line carries why it was chosen ("matched: leah, engaged", "beside a match"), like a note.
 """
 
@@ -71,6 +76,7 @@ from ..memory.recall import (
     nearest,
     word_ranked,
 )
+from .excerpt import excerpt
 from .lines import COLUMNS, Line, _line
 
 if TYPE_CHECKING:
@@ -83,6 +89,7 @@ WHEN = 1.5  # what a line that tells a time makes of its score when the query as
 ANSWER = 0.9  # what the line after a strong match that asks a question counts: its answer
 _ASKING = ("?", "？", "吗", "呢", "么")
 CONTEXT = 1  # lines on each side of a strong match that count as its context
+QUOTED = 40  # the fewest characters left in the budget that a line too long for them is quoted in (`excerpt`)
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class RecalledLine:
     score: float
     why: str
     matched: tuple[str, ...] = ()
+    quoted: str = ""  # what the block quotes: the whole line, or its part around what matched (`excerpt`)
 
 
 @dataclass
@@ -239,7 +247,12 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
             continue
         if len(chosen) >= ask.lines:
             break
-        if chosen and used + len(line.text) > ask.line_budget:
+        room = ask.line_budget - used
+        if not chosen or len(line.text) <= room:
+            quoted = line.text
+        elif room >= QUOTED:
+            quoted = excerpt(line.text, c.matched, room)
+        else:
             continue
         why = ", ".join(
             part
@@ -251,8 +264,8 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
             )
             if part
         )
-        chosen.append(RecalledLine(line, total(c), why, c.matched))
-        used += len(line.text)
+        chosen.append(RecalledLine(line, total(c), why, c.matched, quoted))
+        used += len(quoted)
     return chosen
 
 
