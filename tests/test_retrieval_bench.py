@@ -157,3 +157,56 @@ def test_the_linked_set_asks_what_only_a_link_can_find_and_refuses_a_question_th
     }
     assert rows["words"]["direct@6"] == rows["words-off"]["direct@6"]
     assert rows["words"]["linked@6"] > rows["words-off"]["linked@6"] + 0.5  # what the links bring up
+
+
+def test_the_long_set_is_built_from_its_sources_with_turns_as_long_as_locomos():
+    long = json.loads((BENCH / "data" / "long.json").read_text(encoding="utf-8"))
+    built = [build_dev.parse(p) for p in sorted((BENCH / "data").glob("long_*.txt"))]
+    assert built == long
+    lengths = [len(said) for sample in long for _dia, _who, said, _at in retrieval.said_turns(sample)]
+    assert sum(lengths) / len(lengths) > 120  # LoCoMo's turns: ~130 characters, the dev set's ~40
+
+
+def test_the_answer_words_quoted_count_what_an_excerpt_leaves_out():
+    from mneme_core.transcript.lines import Line
+    from mneme_core.transcript.recall import RecalledLine
+
+    said = "Work was mad. Then Leah got engaged to Marcus at the lake in June!"
+    line = Line(7, "dm:x", "x", "user", "Ann", said, 0.0, True)
+    texts = {"D1:1": said, "D1:2": "nothing else"}
+    whole = RecalledLine(line, 1.0, "", ("leah",), said)
+    cut = RecalledLine(line, 1.0, "", ("leah",), "…Then Leah got engaged to Marcus…")
+
+    assert retrieval.quoted([whole], {7: ["D1:1"]}, ["D1:1", "D1:2"], "Marcus, in June", texts) == {
+        "answer_held": 2,
+        "answer_found": 2,
+        "answer_quoted": 2,
+    }
+    assert retrieval.quoted([cut], {7: ["D1:1"]}, ["D1:1"], "Marcus, in June", texts)["answer_quoted"] == 1
+    assert retrieval.quoted([cut], {7: ["D1:3"]}, ["D1:1"], "Marcus, in June", texts)["answer_found"] == 0
+
+
+def test_concurrent_py_runs_the_many_people_benchmark_and_leaves_the_standard_librarys_package_alone(
+    tmp_path,
+):
+    import subprocess
+
+    env = {**__import__("os").environ, "MNEME_LOAD_PLUGINS": ""}
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "concurrent.py"), "--people", "4", "--turns", "1", "--notes", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "| notes written / expected | 4 / 4 |" in run.stdout
+    found = subprocess.run(  # a script in benchmarks/ has the folder first on its path
+        [sys.executable, "-c", "import concurrent.futures as f; print(f.ThreadPoolExecutor.__module__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=BENCH,
+    )
+    assert found.stdout.strip() == "concurrent.futures.thread"
