@@ -673,7 +673,7 @@ def engine_env(engine: str) -> dict:
 
 def run_worker(engine: str, python: str, args, workdir: str) -> dict:
     # As a module from the checkout, so this folder is not first on the path (a benchmark's name could
-    # stand in for a standard library module's, as concurrent.py once did for the one asyncio imports).
+    # stand in for a standard library module's: concurrent.py has to make itself the one asyncio imports).
     cmd = [
         python,
         "-m",
