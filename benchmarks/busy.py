@@ -229,6 +229,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     if args.freeze:  # what `mneme run` does once its bot has started (bot/runner.py)
         gc.collect()
         gc.freeze()
+    kept = await asyncio.to_thread(_written, m)  # a file kept from an earlier run (`--keep`) has its notes
     idle = await floor()
     lags: list[float] = []
     stop = asyncio.Event()
@@ -287,7 +288,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
         await beside.close()
     if turns is not None:
         await turns.aclose(5)
-    notes = await asyncio.to_thread(_written, m)
+    notes = await asyncio.to_thread(_written, m) - kept
     await m.aclose()
     lag_max, lag_p99 = max_and_p99(lags)
     return {
