@@ -4,8 +4,8 @@ A bot serves hundreds of people on one event loop; this measures what the engine
 person starts with `--notes` notes (English and Chinese mixed, from `notes.py`). A turn is `aprompt` (the
 memory block for the person's message), the model's reply (a stub: instant, or `--model-ms` late, the
 latency of a real model), then `aobserve` of the exchange, whose judge and note writer are the same stub:
-every exchange is judged worth keeping and the writer keeps one note naming the person and the turn, so the
-notes written can be counted (none lost, none twice).
+every exchange is judged worth keeping and the writer keeps one note naming the person, the turn and the
+run, so the notes written can be counted (none lost, none twice; a file kept from an earlier run too).
 
 Two ways to arrive:
 - closed loop (`--mode closed`): every person's T turns start at once, each person's turns one after the
@@ -78,6 +78,7 @@ class Stub:
 
     def __init__(self, delay: float) -> None:
         self.delay = delay
+        self.run = os.urandom(3).hex()  # in every note, so a file kept from an earlier run (`--keep`) counts
 
     async def complete(self, system: str, user: str) -> str:
         if self.delay:
@@ -88,7 +89,8 @@ class Stub:
         if found is None:  # the reply to the person
             return "I see, tell me more."
         who, turn = found.groups()
-        return json.dumps([{"text": f"{who} told me about turn {turn}.", "kind": "episode", "importance": 3}])
+        kept = f"{who} told me about turn {turn} of run {self.run}."
+        return json.dumps([{"text": kept, "kind": "episode", "importance": 3}])
 
     async def chat(self, messages: list[dict[str, str]]) -> str:
         return await self.complete(messages[0]["content"], messages[-1]["content"])
@@ -229,7 +231,6 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     if args.freeze:  # what `mneme run` does once its bot has started (bot/runner.py)
         gc.collect()
         gc.freeze()
-    kept = await asyncio.to_thread(_written, m)  # a file kept from an earlier run (`--keep`) has its notes
     idle = await floor()
     lags: list[float] = []
     stop = asyncio.Event()
@@ -288,7 +289,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
         await beside.close()
     if turns is not None:
         await turns.aclose(5)
-    notes = await asyncio.to_thread(_written, m) - kept
+    notes = await asyncio.to_thread(_written, m, stub.run)
     await m.aclose()
     lag_max, lag_p99 = max_and_p99(lags)
     return {
@@ -313,9 +314,9 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     }
 
 
-def _written(m: Mneme) -> int:
-    """The notes the stub's writer kept ("personN told me about turn T."), each person's counted once."""
-    return sum(1 for s in m.subjects() for n in m.notes(s) if " told me about turn " in n.text)
+def _written(m: Mneme, run: str) -> int:
+    """The notes the stub's writer kept in this run ("personN told me about turn T of run R.")."""
+    return sum(1 for s in m.subjects() for n in m.notes(s) if n.text.endswith(f" of run {run}."))
 
 
 def table(args: argparse.Namespace, found: dict[str, Any]) -> str:
