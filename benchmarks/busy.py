@@ -28,7 +28,12 @@ allocates, the loop's among them, and a full one walks every object the process 
 300 a second), and the machine itself (this VM's busy hours gave twice the lag of its quiet ones, whatever
 ran). `--freeze` freezes start-up's objects first, as `mneme run` does: at 300 a second it took a third off
 the loop's worst lag in five interleaved runs (29.6-50.1 ms against 48.9-73.6; earlier, on a quieter hour,
-7.5-14.2 against 14.5-25.9), and nothing off p99 (6.8-15.3 against 6.8-9.1).
+7.5-14.2 against 14.5-25.9), and nothing off p99 (6.8-15.3 against 6.8-9.1); on 2026-12-02, three pairs
+gave 4.3, 9.9 and 19.1 ms frozen against 13.5, 17.5 and 23.7. With 1,000 turns in flight at once (the
+closed loop) even a young collection is long: a gc callback found 18,000-26,000 live objects in the young
+generations (the turns' coroutines, generators, closures' cells, notes and answers; the generation's count
+stays near its threshold because old objects die as fast as new ones are made), and such a collection took
+12-21 ms of CPU holding the GIL, a full one 28-58 ms.
 
     python benchmarks/busy.py                          # 1,000 people x 3 turns, closed, instant stub
     python benchmarks/busy.py --mode open --rate 300 --model-ms 200
