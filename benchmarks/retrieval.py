@@ -481,9 +481,9 @@ def quoted(
     held = set().union(*(mneme_text.terms(texts.get(e, "")) for e in evidence)) & wanted
     whole, shown = set(), set()
     for said in found:
-        if set(holds.get(said.line.id, ())) & set(evidence):
-            whole |= wanted & set(mneme_text.terms(said.line.text))
-            shown |= wanted & set(mneme_text.terms(getattr(said, "quoted", "") or said.line.text))
+        for dia in set(holds.get(said.line.id, ())) & set(evidence):
+            whole |= wanted & set(mneme_text.terms(texts.get(dia, "")))
+            shown |= wanted & set(mneme_text.terms(said.line.text))
     return {"answer_held": len(held), "answer_found": len(whole), "answer_quoted": len(shown)}
 
 

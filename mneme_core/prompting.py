@@ -65,14 +65,7 @@ def said_block(recall: Recall, *, name: str, words: Words, now: float, zone: tzi
         speaker = you if line.subject is None else text.one_line(line.name or name, NAME_LIMIT)
         day = dates.when(line.at, now, zone, words.language)
         lines.append(
-            fill(
-                template,
-                {
-                    "date": day,
-                    "speaker": speaker,
-                    "text": text.one_line(said.quoted or line.text, SAID_LIMIT),
-                },
-            )
+            fill(template, {"date": day, "speaker": speaker, "text": text.one_line(line.text, SAID_LIMIT)})
         )
     return "\n".join(lines)
 

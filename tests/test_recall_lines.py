@@ -129,11 +129,11 @@ async def test_a_line_too_long_for_the_room_left_is_quoted_as_its_part_that_matc
     found = mneme.recall(LEO, asked, lines=2, line_budget=120)
 
     first, second = found.lines
-    assert first.line.id == ids[0] and first.quoted == "pottery class tonight, so excited"  # fits: whole
-    assert second.line.id == ids[2] and second.line.text == long  # the line itself is kept whole
+    assert first.line.id == ids[0] and first.line.text == "pottery class tonight, so excited"  # fits: whole
     middle = "But the pottery class on Thursday was lovely, I made a blue glazed bowl for Mum."
-    assert second.quoted == f"…{middle}…"
-    assert len(first.quoted) + len(second.quoted) <= 120
+    assert second.line.id == ids[2] and second.line.text == f"…{middle}…"
+    assert len(first.line.text) + len(second.line.text) <= 120
+    assert [line.text for line in mneme.transcript.lines_of(LEO) if line.id == ids[2]] == [long]  # kept whole
     block = mneme.prompt(LEO, asked, user_name="Leo", lines=2, line_budget=120)
     assert "Leo said: …But the pottery class on Thursday was lovely" in block and "sharks" not in block
     tight = mneme.recall(LEO, asked, lines=2, line_budget=60)

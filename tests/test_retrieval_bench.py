@@ -168,14 +168,16 @@ def test_the_long_set_is_built_from_its_sources_with_turns_as_long_as_locomos():
 
 
 def test_the_answer_words_quoted_count_what_an_excerpt_leaves_out():
+    from dataclasses import replace
+
     from mneme_core.transcript.lines import Line
     from mneme_core.transcript.recall import RecalledLine
 
     said = "Work was mad. Then Leah got engaged to Marcus at the lake in June!"
     line = Line(7, "dm:x", "x", "user", "Ann", said, 0.0, True)
     texts = {"D1:1": said, "D1:2": "nothing else"}
-    whole = RecalledLine(line, 1.0, "", ("leah",), said)
-    cut = RecalledLine(line, 1.0, "", ("leah",), "…Then Leah got engaged to Marcus…")
+    whole = RecalledLine(line, 1.0, "", ("leah",))
+    cut = RecalledLine(replace(line, text="…Then Leah got engaged to Marcus…"), 1.0, "", ("leah",))
 
     assert retrieval.quoted([whole], {7: ["D1:1"]}, ["D1:1", "D1:2"], "Marcus, in June", texts) == {
         "answer_held": 2,

@@ -94,13 +94,14 @@ QUOTED = 40  # the fewest characters left in the budget that a line too long for
 
 @dataclass(frozen=True)
 class RecalledLine:
-    """A line chosen from the transcript, its score, and why ("matched: leah", "beside a match")."""
+    """A line chosen from the transcript, its score, and why ("matched: leah", "beside a match"). Its text
+    is what the block quotes: the whole line, or when that did not fit the budget left, its part around what
+    matched, "…" where it was cut (`excerpt`; the transcript keeps the whole line)."""
 
     line: Line
     score: float
     why: str
     matched: tuple[str, ...] = ()
-    quoted: str = ""  # what the block quotes: the whole line, or its part around what matched (`excerpt`)
 
 
 @dataclass
@@ -264,7 +265,8 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
             )
             if part
         )
-        chosen.append(RecalledLine(line, total(c), why, c.matched, quoted))
+        shown = line if quoted == line.text else replace(line, text=quoted)
+        chosen.append(RecalledLine(shown, total(c), why, c.matched))
         used += len(quoted)
     return chosen
 
