@@ -5,11 +5,15 @@ Running any script in this folder puts the folder first on `sys.path`, so this f
 `import concurrent.futures` finds when asyncio imports it: the name of the standard library's package. So,
 imported under that name, it becomes that package: its `__path__` is the standard library's `concurrent`
 folder (whose `__init__.py` is empty), and `concurrent.futures` is the real one. Nothing else runs then.
+Imported as `benchmarks.concurrent` (from the project's root), it gives busy.py's parts.
 """
 
 import os
 
 __path__ = [os.path.join(os.path.dirname(os.__file__), "concurrent")]
+
+if __name__ == "benchmarks.concurrent":  # imported from the project's root: busy.py's own parts
+    from benchmarks.busy import main, run, seed, table  # noqa: F401
 
 if __name__ == "__main__":
     import runpy
