@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -191,9 +193,7 @@ def test_the_answer_words_quoted_count_what_an_excerpt_leaves_out():
 def test_concurrent_py_runs_the_many_people_benchmark_and_leaves_the_standard_librarys_package_alone(
     tmp_path,
 ):
-    import subprocess
-
-    env = {**__import__("os").environ, "MNEME_LOAD_PLUGINS": ""}
+    env = {**os.environ, "MNEME_LOAD_PLUGINS": ""}
     run = subprocess.run(
         [sys.executable, str(BENCH / "concurrent.py"), "--people", "4", "--turns", "1", "--notes", "2"],
         capture_output=True,
