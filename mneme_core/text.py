@@ -60,6 +60,7 @@ from .errors import InvalidValue
 
 __all__ = [
     "DEGREE_CJK",
+    "SENTENCES",
     "STOP_CJK",
     "STOP_CJK_CHARS",
     "STOP_LATIN",
@@ -84,6 +85,11 @@ TERMS_VERSION = "mneme-terms-5"
 CACHE = 2048
 CACHED = 500
 ELLIPSIS = "…"
+# A text's sentences, each with what ends it (and the spaces after): `findall` gives pieces whose
+# concatenation is the text, the last one empty. A Latin stop ends a sentence only before a space ("3.5 km"
+# is one), a closing quote or bracket after it goes with it; a Chinese stop needs no space. A reply cut for a
+# platform (`bot.split`) and a long line quoted in part (`transcript.excerpt`) cut at the same places.
+SENTENCES = re.compile(r".*?(?:[.!?…]+[\"'”’)\]]*\s+|[。！？]+[”’」』）]*\s*|\Z)", re.DOTALL)
 
 # English function words, chat fillers and common contractions (after casefolding, with a plain apostrophe).
 # One-letter words ("a", "i") need no entry, being too short, nor forms the normaliser turns into an entry

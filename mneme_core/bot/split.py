@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .. import text
 from ..errors import InvalidType, InvalidValue, describe
 
 __all__ = ["MIN_LIMIT", "split_reply"]
@@ -50,7 +51,7 @@ def _blocks(reply: str) -> list[tuple[str, bool]]:
 _LEVELS = (
     re.compile(r".*?(?:\n[ \t]*\n\s*|\Z)", re.DOTALL),  # paragraphs
     re.compile(r".*?(?:\n|\Z)", re.DOTALL),  # lines
-    re.compile(r".*?(?:[.!?…]+[\"'”’)\]]*\s+|[。！？]+[”’」』）]*\s*|\Z)", re.DOTALL),  # sentences
+    text.SENTENCES,
     re.compile(r"\S*\s*|\s+"),  # words
 )
 

@@ -40,7 +40,6 @@ from .. import text
 
 __all__ = ["excerpt"]
 
-_SENTENCE = re.compile(r"[^.!?。！？…]+(?:[.!?。！？…]+|$)\s*")
 _WORD = re.compile(r"\w+", re.UNICODE)
 LEAD = 0.25  # how much of a cut sentence's excerpt comes before its first matched word
 
@@ -50,8 +49,9 @@ def excerpt(line: str, matched: Collection[str], limit: int) -> str:
     `text.terms`) that fit, with "…" where it was cut (counted in `limit`)."""
     if len(line) <= limit:
         return line
-    sentences = _SENTENCE.findall(line) or [line]
-    hits = [len(set(text.terms(s)) & set(matched)) if matched else 0 for s in sentences]
+    wanted = set(matched)
+    sentences = [s for s in text.SENTENCES.findall(line) if s]  # `text.SENTENCES`: where `bot.split` cuts
+    hits = [len(wanted.intersection(text.terms(s))) for s in sentences]
     best, best_hits = (0, 1), -1
     for first in range(len(sentences)):
         held = 0
@@ -63,7 +63,7 @@ def excerpt(line: str, matched: Collection[str], limit: int) -> str:
                 best, best_hits = (first, last + 1), held  # the most matched in the fewest sentences
     if best_hits < 0:  # no sentence fits alone: the best one, cut around its first matched word
         first = max(range(len(sentences)), key=lambda i: (hits[i], -i))
-        return _cut(sentences[first].strip(), matched, limit, first > 0)
+        return _cut(sentences[first].strip(), wanted, limit, first > 0)
     first, end = best
     while end < len(sentences) and _fits(sentences, first, end + 1, limit):  # then what follows, then before
         end += 1
@@ -78,11 +78,11 @@ def _fits(sentences: list[str], first: int, end: int, limit: int) -> bool:
     return sum(len(s) for s in sentences[first:end]) + cut <= limit
 
 
-def _cut(sentence: str, matched: Collection[str], limit: int, after_start: bool) -> str:
+def _cut(sentence: str, wanted: set[str], limit: int, after_start: bool) -> str:
     """At most `limit` characters of one long sentence, starting a little before its first matched word."""
     at = 0
     for word in _WORD.finditer(sentence):
-        if set(text.terms(word.group())) & set(matched):
+        if wanted.intersection(text.terms(word.group())):
             at = word.start()
             break
     start = max(0, at - int(limit * LEAD))

@@ -250,9 +250,9 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
             break
         room = ask.line_budget - used
         if not chosen or len(line.text) <= room:
-            quoted = line.text
+            shown = line
         elif room >= QUOTED:
-            quoted = excerpt(line.text, c.matched, room)
+            shown = replace(line, text=excerpt(line.text, c.matched, room))
         else:
             continue
         why = ", ".join(
@@ -265,9 +265,8 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
             )
             if part
         )
-        shown = line if quoted == line.text else replace(line, text=quoted)
         chosen.append(RecalledLine(shown, total(c), why, c.matched))
-        used += len(quoted)
+        used += len(shown.text)
     return chosen
 
 
