@@ -66,3 +66,13 @@ def test_chinese_is_cut_at_its_own_sentence_marks() -> None:
     assert len(quoted) <= 40
     assert "我姐姐终于订婚了，对象是她大学同学阿明！" in quoted
     assert "开会" not in quoted
+
+
+def test_a_stop_inside_a_number_ends_no_sentence_and_a_match_too_long_is_cut_not_passed_over() -> None:
+    line = "The weather was grim all week. I swam 3.5 km in the lake on Sunday with Dev. Then cake."
+    asked = matched("how far did I swim?", line)
+
+    assert excerpt(line, asked, 50) == "…I swam 3.5 km in the lake on Sunday with Dev.…"
+    assert (
+        excerpt(line, asked, 24) == "…I swam 3.5 km in the l…"
+    )  # not "…Then cake.", which fits but matched nothing

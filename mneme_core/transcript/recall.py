@@ -46,7 +46,7 @@ things are the transcript's own:
 - Long lines. A line too long for the room the budget has left is quoted as its part around what matched
   (`excerpt`), rather than skipped for a shorter one: on conversations whose turns are as long as LoCoMo's,
   evidence found at 6 / 10 lines went from 0.542 / 0.643 to 0.592 / 0.666, and the answer's words the block
-  quotes from 0.544 to 0.552 (`excerpt` has the table).
+  quotes from 0.544 to 0.557 (`excerpt` has the table).
 
 Each recalled line carries why it was chosen ("matched: leah, engaged", "beside a match"), like a note.
 """
