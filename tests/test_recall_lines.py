@@ -255,6 +255,51 @@ async def test_with_a_stated_embedder_a_similar_line_is_found_without_a_word_in_
         assert conn.execute("select count(*) from line_vectors").fetchone()[0] == 0  # they go with the lines
 
 
+async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
+    db_path: Path, clock: Any
+) -> None:
+    from mneme_core.meaning import Embeddings
+
+    embedded: list[str] = []
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return [[1.0, float(len(t) % 7)] for t in texts]
+
+    room, ana = "discord:room", "telegram:2"
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:before", weight=1.0))
+    try:
+        first = await m.transcript.aadd_line(
+            room, subject=LEO, text="my sister Leah got engaged!", name="Leo"
+        )
+        await m.transcript.aadd_line(room, subject=ana, text="I baked bread", name="Ana")
+        await m.transcript.aadd_line(
+            room, subject=LEO, text="the weather here is odd", name="Leo", addressed=False
+        )
+        await m.transcript.aadd_reply(room, text="To whom?", reply_to=first.id, name="Mio", observe=LEO)
+        await m.transcript.aadd_line(room, subject=LEO, text="to Marcus", name="Leo")
+        m.embed_pending()
+        texts = set(embedded)
+        assert "Leo: my sister Leah got engaged!" in texts  # the first line: nothing before it
+        assert "Ana: I baked bread" in texts  # Leo's line before it is not Ana's context
+        assert "Leo: my sister Leah got engaged!\nMio: To whom?" in texts  # the reply, after what it answers
+        assert "Mio: To whom?\nLeo: to Marcus" in texts  # Ana's line between is not Leo's context
+        assert not any("weather" in t for t in texts)  # a line not addressed to the companion is not indexed
+
+        embedded.clear()
+        m.erase(LEO)
+        await m.transcript.aadd_line(room, subject=ana, text="rye, mostly", name="Ana")
+        m.embed_pending()
+        assert embedded == ["Ana: I baked bread\nAna: rye, mostly"]
+    finally:
+        m.close()
+    with raw_connection(db_path) as conn:  # what Leo said went into no vector that is left
+        left = conn.execute("select line_id from line_vectors").fetchall()
+        said = conn.execute("select id, text from lines").fetchall()
+    assert sorted(i for (i,) in left) == sorted(i for i, _text in said)
+    assert all("Leah" not in text and "Marcus" not in text for _id, text in said)
+
+
 async def test_since_and_until_keep_to_lines_said_then_and_kinds_to_notes(mneme: Mneme, clock: Any) -> None:
     ids = await said(mneme, clock, [("pottery on monday", "ok"), ("pottery on friday", "ok")], gap=4 * DAY)
     start = clock.now - 5 * DAY  # after the first pair, before the second
