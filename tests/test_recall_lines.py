@@ -273,10 +273,11 @@ async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
             room, subject=LEO, text="my sister Leah got engaged!", name="Leo"
         )
         await m.transcript.aadd_line(room, subject=ana, text="I baked bread", name="Ana")
-        await m.transcript.aadd_line(
+        aside = await m.transcript.aadd_line(
             room, subject=LEO, text="the weather here is odd", name="Leo", addressed=False
         )
         await m.transcript.aadd_reply(room, text="To whom?", reply_to=first.id, name="Mio", observe=LEO)
+        await m.transcript.aadd_reply(room, text="Bring a coat", reply_to=aside.id, name="Mio")
         await m.transcript.aadd_line(room, subject=LEO, text="to Marcus", name="Leo")
         m.embed_pending()
         texts = set(embedded)
@@ -285,6 +286,7 @@ async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
         assert "Leo: my sister Leah got engaged!\nMio: To whom?" in texts  # the reply, after what it answers
         assert "Mio: To whom?\nLeo: to Marcus" in texts  # Ana's line between is not Leo's context
         assert not any("weather" in t for t in texts)  # a line not addressed to the companion is not indexed
+        assert not any("coat" in t for t in texts)  # nor a reply to it, which is no one's context either
 
         embedded.clear()
         m.erase(LEO)

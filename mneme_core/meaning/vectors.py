@@ -43,12 +43,25 @@ class Shelf:
 
 NOTES = Shelf("vectors", "vector_sets", "note_id")
 LINES = Shelf("line_vectors", "line_vector_sets", "line_id")
-# A person's indexed lines (see `transcript.index.subject_of_line`): their own addressed lines and the
-# companion's replies to them; `l` is the line, `r` the line it answered.
-INDEXED_LINES = (
-    "from lines l left join lines r on r.id = l.reply_to and l.subject_id is null and r.addressed = 1 "
-    "where l.addressed = 1 and coalesce(l.subject_id, r.subject_id) is not null"
-)
+
+
+def _answered(line: str, answered: str) -> str:
+    """The join from a line (alias `line`) to the addressed line it answered (alias `answered`), when it is a
+    reply: with `_owner`, whose index a line is in (see `transcript.index.subject_of_line`)."""
+    return (
+        f"left join lines {answered} on {answered}.id = {line}.reply_to "
+        f"and {line}.subject_id is null and {answered}.addressed = 1"
+    )
+
+
+def _owner(line: str, answered: str) -> str:
+    """The person whose index an addressed line is in: its speaker's, or for a reply the answered line's."""
+    return f"coalesce({line}.subject_id, {answered}.subject_id)"
+
+
+# A person's indexed lines: their own addressed lines and the companion's replies to them; `l` is the line,
+# `r` the line it answered.
+INDEXED_LINES = f"from lines l {_answered('l', 'r')} where l.addressed = 1 and {_owner('l', 'r')} is not null"
 
 
 def embedder_id(conn: sqlite3.Connection, name: str) -> tuple[int, int, float | None, int] | None:
@@ -123,10 +136,8 @@ _BEFORE = (
     f"(select coalesce(p.name || ': ', '') || substr(p.text, 1, {BEFORE_CHARS}) from "
     "(select q.id, q.name, q.text, q.subject_id, q.reply_to, q.addressed from lines q "
     "where q.space = l.space and q.conversation = l.conversation and q.id < l.id "
-    f"order by q.id desc limit {BEFORE_READ}) p "
-    "left join lines pr on pr.id = p.reply_to and p.subject_id is null "
-    "where p.addressed = 1 and coalesce(p.subject_id, pr.subject_id) = coalesce(l.subject_id, r.subject_id) "
-    "order by p.id desc limit 1)"
+    f"order by q.id desc limit {BEFORE_READ}) p {_answered('p', 'pr')} "
+    f"where p.addressed = 1 and {_owner('p', 'pr')} = {_owner('l', 'r')} order by p.id desc limit 1)"
 )
 
 
