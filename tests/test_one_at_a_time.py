@@ -223,8 +223,10 @@ async def test_the_recall_log_is_written_by_the_stores_threads(mneme: Mneme, mon
     mneme.store.piggyback[:] = [spy if f == original else f for f in mneme.store.piggyback]
     await mneme.aremember(S, "Leo grows tomatoes in the garden")
     mneme.recall(S, "tomatoes")  # a plain twin's recall: logged, written in the background
+    # The entry leaves the waiting list when a store thread takes it, and is on file once that thread's
+    # transaction commits: wait for both (a loaded machine showed the gap between them).
     for _ in range(1000):
-        if not mneme.recall_log.waiting:
+        if not mneme.recall_log.waiting and mneme.recalls(S):
             break
         await asyncio.sleep(0.01)
     assert mneme.recall_log.waiting == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mneme_core import Mneme, text
-from mneme_core.memory import query
+from mneme_core.memory import common, query
 
 S = "telegram:7"
 SHELLFISH = "I am allergic to shellfish, prawns make my throat swell"
@@ -24,7 +24,8 @@ def first(m: Mneme, asked: str) -> str:
 
 
 def test_the_latest_lines_weigh_whole_then_each_line_before_them_less_down_to_the_floor() -> None:
-    lines = ("cello practice", "orchestra tonight", "maths lesson", "budget flights", "sunny day", "ok")
+    # Words rare in any English text, so only the lines weigh them (`common`).
+    lines = ("cello glaze", "orchestra kiln", "maths lesson", "oboe dinghy", "sunny ferry", "ok")
     found = text.terms(" ".join(lines))
 
     weights = query.weighted(lines, found)
@@ -32,7 +33,7 @@ def test_the_latest_lines_weigh_whole_then_each_line_before_them_less_down_to_th
     assert set(weights) == set(found)
     assert query.RECENT == 4  # the latest four lines: "ok" back to "maths lesson"
     # Within them a line weighs `TIE` less than the one after it: alike, but a tie goes to the later line.
-    assert weights["sunny"] > weights["budget"] > weights[text.terms("maths")[0]] > query.DECAY
+    assert weights["sunny"] > weights[text.terms("oboe")[0]] > weights[text.terms("maths")[0]] > query.DECAY
     assert weights[text.terms("maths")[0]] == 1.0 - 3 * query.TIE >= 0.99
     assert weights["orchestra"] == query.DECAY
     assert weights["cello"] == query.DECAY**2
@@ -48,10 +49,12 @@ def test_the_latest_lines_weigh_whole_then_each_line_before_them_less_down_to_th
     assert query.weighted(many, [f"word{i}" for i in range(12)])["word0"] == query.FLOOR
 
 
-def test_a_query_of_one_line_has_no_weights() -> None:
+def test_a_query_of_one_line_has_no_line_weights() -> None:
     assert query.turns("what does your brother do now?") == ()
     assert query.turns("one line\n\n   \n") == ()
-    assert query.weighted((), ["brother"]) == {}
+    # Its terms weigh only how common they are in their language (`common`): a rare one is not listed.
+    assert query.weighted((), ["brother", "cello"]) == {"brother": common.weight("brother")}
+    assert common.weight("brother") < 1.0
     assert query.turns("first\r\nsecond\u2028third") == ("first", "second", "third")
 
 
@@ -80,17 +83,18 @@ def test_a_topic_opened_a_few_lines_back_still_counts_whole(mneme: Mneme) -> Non
 
 
 def test_of_two_matches_alike_the_one_of_the_later_line_comes_first(mneme: Mneme, clock: Any) -> None:
-    # One rare word each, as alike as two matches can be: the rabbits' in the line being answered, the
-    # brother's three lines back. Before, the latest four lines weighed exactly alike and the newer note won
-    # the tie, whichever line it matched; the later line wins it now, also over a note a few hours newer.
+    # One rare word each, as alike as two matches can be (rare in any English text too, see `common`): the
+    # rabbits' in the line being answered, the brother's three lines back. Before, the latest four lines
+    # weighed exactly alike and the newer note won the tie, whichever line it matched; the later line wins
+    # it now, also over a note a few hours newer.
     rabbits = mneme.remember(S, "I have two rabbits called Pepper and Biscuit", kind="fact")
     clock.now += 3 * 3600
-    mneme.remember(S, "I have a twin brother who lives in Canada", kind="fact")
+    mneme.remember(S, "I have a twin brother in Winnipeg", kind="fact")
     for note in NOTES[2:]:
         mneme.remember(S, note, kind="fact")
     talk = (
-        "I came home and the living room carpet was a mess\nOh no, what happened?\n"
-        "Was it a leak?\nNo, it was my two little troublemakers"
+        "I flew in from Winnipeg and the carpet was a mess\nOh no, what happened?\n"
+        "Was it a leak?\nNo, it was Pepper, the little troublemaker"
     )
 
     found = mneme.recall(S, talk, log=False).chosen
@@ -115,12 +119,15 @@ async def test_the_transcript_lines_weigh_the_dialogue_the_same_way(mneme: Mneme
 
 def test_the_words_that_frame_a_one_line_question_weigh_little() -> None:
     asked = "How long has Leo been vegetarian?"
-    assert query.weighted((), text.terms(asked), asked) == {"long": query.FRAME}
+    assert query.framed(asked, text.terms(asked)) == {"long": query.FRAME}
+    # ... times how common it is, as every term (`common`): "vegetarian" and "leo" are rare, so weigh whole.
+    assert query.weighted((), text.terms(asked), asked) == {"long": query.FRAME * common.weight("long")}
     asked = "橘子的手术费花了多少钱？"
-    assert set(query.weighted((), text.terms(asked), asked)) == {"多少", "多", "少"}
-    # A frame word said again outside the frame names something: it weighs whole.
+    assert set(query.framed(asked, text.terms(asked))) == {"多少", "多", "少"}
+    # A frame word said again outside the frame names something: it weighs only how common it is.
     asked = "How long was the long walk?"
-    assert query.weighted((), text.terms(asked), asked) == {}
+    assert query.framed(asked, text.terms(asked)) == {}
+    assert query.weighted((), text.terms(asked), asked)["long"] == common.weight("long") > query.FRAME
 
 
 def test_a_frame_word_no_longer_outbids_what_the_question_is_about(mneme: Mneme, clock: Any) -> None:

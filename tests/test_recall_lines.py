@@ -63,7 +63,7 @@ async def test_the_lines_beside_a_strong_match_come_as_its_context(mneme: Mneme,
 
 
 ASKED = [
-    ("Nana turned ninety on Saturday", "Did you give her a present?"),
+    ("my grandmother turned ninety on Saturday", "Did you give Nana a present?"),
     ("a photo book of her whole life", "She must have loved it."),
     ("the weather is awful today", "Stay dry."),
     ("my boss handed out a present at work", "Nice of her."),
@@ -73,14 +73,13 @@ ASKED = [
 async def test_the_line_after_a_question_that_matched_comes_as_its_answer(mneme: Mneme, clock: Any) -> None:
     ids = await said(mneme, clock, ASKED)
 
-    found = mneme.recall(LEO, "what present did I give Nana?", lines=3)
+    found = mneme.recall(LEO, "what present did I give Nana?", lines=2)
 
     order = [r.line.id for r in found.lines]
     # The companion's question matched best; Leo's answer shares no word with the query, yet it comes next,
     # ahead of a line that shares one word ("present") with it.
-    assert order[:2] == [ids[1], ids[2]]
+    assert order == [ids[1], ids[2]]
     assert found.lines[1].why == "beside a match"
-    assert ids[6] not in order
 
 
 def test_a_line_asks_when_it_ends_with_a_question() -> None:

@@ -132,6 +132,7 @@ from __future__ import annotations
 import re
 
 from .. import text
+from . import common
 
 __all__ = ["DECAY", "FLOOR", "FRAME", "RECENT", "TIE", "framed", "line_weight", "turns", "weighted"]
 
@@ -174,9 +175,10 @@ def framed(question: str, found: list[str]) -> dict[str, float]:
 
 def weighted(lines: tuple[str, ...], found: list[str], question: str = "") -> dict[str, float]:
     """Each of `found` (the query's terms) and its weight for a query of these `lines`; for a query of
-    one line (`question`), the words that frame it weigh `FRAME` and the others 1."""
+    one line (`question`), the words that frame it weigh `FRAME` and the others 1; and every term times
+    how common it is in its language (`common`)."""
     if len(lines) <= 1:
-        return framed(question, found) if question else {}
+        return _common(framed(question, found) if question else {}, found)
     wanted = set(found)
     weights: dict[str, float] = {}
     for back, line in enumerate(reversed(lines)):
@@ -184,4 +186,14 @@ def weighted(lines: tuple[str, ...], found: list[str], question: str = "") -> di
         for term in text.terms(line):
             if term in wanted and term not in weights:
                 weights[term] = weight
-    return weights | {term: FLOOR for term in found if term not in weights}
+    return _common(weights | {term: FLOOR for term in found if term not in weights}, found)
+
+
+def _common(weights: dict[str, float], found: list[str]) -> dict[str, float]:
+    """The weights, each term's also times how common it is in its language (`common.weight`)."""
+    out = dict(weights)
+    for term in found:
+        share = common.weight(term)
+        if share < 1.0:
+            out[term] = out.get(term, 1.0) * share
+    return out
