@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mneme_core import Mneme, text
-from mneme_core.memory import common
+from mneme_core.memory import common, query
 
 S = "discord:42"
 DAY = 86400.0
@@ -86,3 +86,14 @@ async def test_the_transcript_is_weighed_the_same_way(mneme: Mneme, clock: Any) 
     found = await mneme.arecall(S, "What happened with the kilns over the year?", lines=2, log=False)
 
     assert sorted(r.line.text for r in found.lines) == sorted(KILNS)
+
+
+def test_a_one_line_questions_single_chinese_characters_weigh_whole() -> None:
+    asked = "橘子能随便吃猫粮吗？"
+    assert common.weight("吃") < 1.0
+    assert "吃" not in query.weighted((), text.terms(asked), asked)
+    # In a dialogue's chatter they weigh as common as they are; a pair weighs so in a question too.
+    dialogue = ("今天好累", "那就多吃点")
+    assert query.weighted(dialogue, text.terms("\n".join(dialogue)))["吃"] == common.weight("吃")
+    asked = "她喜欢吃什么？"
+    assert query.weighted((), text.terms(asked), asked)["喜欢"] == common.weight("喜欢") < 1.0

@@ -178,7 +178,7 @@ def weighted(lines: tuple[str, ...], found: list[str], question: str = "") -> di
     one line (`question`), the words that frame it weigh `FRAME` and the others 1; and every term times
     how common it is in its language (`common`)."""
     if len(lines) <= 1:
-        return _common(framed(question, found) if question else {}, found)
+        return _common(framed(question, found) if question else {}, found, question=True)
     wanted = set(found)
     weights: dict[str, float] = {}
     for back, line in enumerate(reversed(lines)):
@@ -189,10 +189,13 @@ def weighted(lines: tuple[str, ...], found: list[str], question: str = "") -> di
     return _common(weights | {term: FLOOR for term in found if term not in weights}, found)
 
 
-def _common(weights: dict[str, float], found: list[str]) -> dict[str, float]:
-    """The weights, each term's also times how common it is in its language (`common.weight`)."""
+def _common(weights: dict[str, float], found: list[str], question: bool = False) -> dict[str, float]:
+    """The weights, each term's also times how common it is in its language (`common.weight`); in a
+    one-line `question` a single Chinese character weighs whole (see `common`)."""
     out = dict(weights)
     for term in found:
+        if question and len(term) == 1 and text.unspaced(term):
+            continue
         share = common.weight(term)
         if share < 1.0:
             out[term] = out.get(term, 1.0) * share
