@@ -335,3 +335,21 @@ def test_a_lines_recall_reads_its_persons_fresh_postings_alone(mneme: Mneme) -> 
         ).fetchall()
     )
     assert any("line_fresh_postings_subject" in row[-1] for row in plan), plan
+
+
+async def test_a_reply_to_a_line_not_addressed_to_the_companion_is_no_ones_context(
+    mneme: Mneme, clock: Any
+) -> None:
+    room = "discord:room"
+    first = await mneme.transcript.aadd_line(room, subject=LEO, text="Leah got engaged!", name="Leo")
+    aside = await mneme.transcript.aadd_line(
+        room, subject=LEO, text="the weather here is odd", name="Leo", addressed=False
+    )
+    await mneme.transcript.aadd_reply(room, text="Bring a coat", reply_to=aside.id, name="Mio")
+    after = await mneme.transcript.aadd_line(room, subject=LEO, text="to Marcus", name="Leo")
+
+    found = mneme.recall(LEO, "who is Leah engaged to?", lines=2)
+
+    # The reply answered a line in no one's index, so it is not Leo's line next to the match: his next is.
+    assert [r.line.id for r in found.lines] == [first.id, after.id]
+    assert found.lines[1].why == "beside a match"

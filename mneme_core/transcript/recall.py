@@ -281,9 +281,11 @@ def _shown(conn: sqlite3.Connection, ask: Ask) -> set[int]:
     return {row[0] for row in rows}
 
 
+# The person's lines (as `meaning.vectors.INDEXED_LINES` says whose index a line is in): their own, and the
+# companion's replies to their lines addressed to it (a reply to an aside is no one's).
 _MINE = (
     "(l.subject_id = :sid or (l.subject_id is null and exists "
-    "(select 1 from lines r where r.id = l.reply_to and r.subject_id = :sid)))"
+    "(select 1 from lines r where r.id = l.reply_to and r.subject_id = :sid and r.addressed = 1)))"
 )
 
 
