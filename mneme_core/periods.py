@@ -19,6 +19,8 @@ Forms read (case does not matter):
   这个月/本月, 上个月/上月, 今年 去年 前年, N天前/N个月前/N周前/N年前 (digits or 一 to 十,
   几 as three), 春天/夏天/秋天/冬天 (with 今年 去年 前年), N月 (with 今年 去年 前年, or the
   nearest), 国庆 五一 元旦 春节/过年 圣诞 寒假 暑假, 年初 年底 (with a year).
+A time named by an event ("before she moved", "搬家之前") is dated by what the person said of the event,
+which only a read can tell: `transcript.anchors`.
 `asks_when` tells a question that asks when ("When did she move?", "什么时候来的？"), and `tells_when` a
 line that says when ("Left last week.", "on the 8th", "三月二十二号"): transcript recall prefers such a line
 for such a question (`transcript.recall.WHEN`).
@@ -48,6 +50,9 @@ class Period:
     start: float
     end: float
     phrase: tuple[int, int] = (0, 0)
+    # Whether it reaches past its end (`reach`): a named week is told of in the days after it; a time named
+    # by an event ("before she moved", `anchors`) ends at the event.
+    slack: bool = True
 
     def holds(self, ts: float) -> bool:
         """Whether a moment falls in the period, or in the days just after it (`SLACK`)."""
@@ -55,7 +60,9 @@ class Period:
 
     def reach(self) -> float:
         """Where the period stops counting: its end, and a quarter of its length after it (two days at
-        least, `SLACK` at most)."""
+        least, `SLACK` at most); its end alone without `slack`."""
+        if not self.slack:
+            return self.end
         return self.end + min(SLACK, max(2 * 86400.0, (self.end - self.start) / 4))
 
     def rest_of(self, query: str) -> str:

@@ -85,6 +85,7 @@ BOTH_BACKENDS = {
     "test_hops.py",
     "test_reindex.py",
     "test_compact_index.py",
+    "test_anchors.py",
 }
 
 

@@ -76,6 +76,7 @@ from ..memory.recall import (
     nearest,
     word_ranked,
 )
+from . import anchors
 from .excerpt import excerpt
 from .lines import COLUMNS, Line, _line
 
@@ -119,6 +120,7 @@ def rank(conn: sqlite3.Connection, ask: Ask, placed: Placed | None = None) -> tu
     """What is remembered for one query (a transaction function: reads only): the notes
     (`memory.recall.rank`), and the lines of the transcript beside them, each within its own budget."""
     who = notes_recall.person(conn, ask.space, ask.subject)
+    ask = anchors.placed(conn, ask, who)  # "before she moved": the date the person's words give the move
     found, trace = notes_recall.ranked(conn, ask, who, placed)
     if ask.lines <= 0 or found.overview or who is None:
         return found, trace
