@@ -82,6 +82,38 @@ async def test_the_line_after_a_question_that_matched_comes_as_its_answer(mneme:
     assert found.lines[1].why == "beside a match"
 
 
+def _followed(question: str) -> list[tuple[str, str]]:
+    return [
+        ("I broke my wrist on Saturday", question),
+        ("fell off the top of the bouldering wall", "Rest it well."),
+        ("my boss handed out cake at work", "Nice of her."),
+    ]
+
+
+async def test_the_answer_to_a_short_question_after_a_match_comes_as_its_context(
+    mneme: Mneme, clock: Any
+) -> None:
+    ids = await said(mneme, clock, _followed("Oh no! How?"))
+
+    found = mneme.recall(LEO, "how did I break my wrist?", lines=3)
+
+    # "Oh no! How?" asks about the match; the line after it answers, sharing no word with the query, and it
+    # counts more than the question beside the match.
+    assert [r.line.id for r in found.lines] == [ids[0], ids[2], ids[1]]
+    assert found.lines[1].why == "beside a match"
+
+
+async def test_a_long_turn_ending_with_a_question_lends_the_line_after_it_nothing(
+    mneme: Mneme, clock: Any
+) -> None:
+    opening = "Oh no, that sounds awful! Did you see a doctor, and are you resting it today?"
+    ids = await said(mneme, clock, _followed(opening))
+
+    found = mneme.recall(LEO, "how did I break my wrist?", lines=3)
+
+    assert ids[2] not in [r.line.id for r in found.lines]
+
+
 def test_a_line_asks_when_it_ends_with_a_question() -> None:
     assert transcript_recall.asking("Did you give her a present?")
     assert transcript_recall.asking("手术费贵吗")
