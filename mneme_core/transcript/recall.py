@@ -328,7 +328,8 @@ _MINE = (
 @lru_cache(maxsize=64)
 def _context(where: str) -> str:
     """The statement `_neighbours` reads: for each line asked, the ids of the person's `CONTEXT` lines just
-    before it (nearest first) and just after it, in its conversation, within the filters (`where` on `l.`)."""
+    before it (nearest first) and the `CONTEXT` + 1 just after it (the last: the answer to a short question,
+    `_followed_up`), in its conversation, within the filters (`where` on `l.`); NULL where there is none."""
     near = [
         "(select l.id from lines l where l.space = :space and l.conversation = x.conversation "
         f"and l.id {op} x.id and l.addressed = 1 and {_MINE}{where} "
@@ -342,7 +343,8 @@ def _context(where: str) -> str:
 def _neighbours(
     conn: sqlite3.Connection, ask: Ask, sid: int, line_ids: list[int]
 ) -> dict[int, tuple[tuple[int | None, ...], tuple[int | None, ...]]]:
-    """The person's lines just before and just after each of these, in its conversation (one statement)."""
+    """The person's lines just before and just after each of these, in its conversation (one statement):
+    line id -> (the ids before, nearest first; the ids after), None where the conversation has none."""
     where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
     rows = conn.execute(
         _context(where), {"space": ask.space, "sid": sid, "ids": notes_recall.ids_json(line_ids), **narrow}
