@@ -135,3 +135,24 @@ async def test_a_dialogue_so_far_is_not_anchored(mneme: Mneme, clock: Any) -> No
     dialogue = "hi there\nwhere did I work before I moved?"
 
     assert _order(mneme, dialogue, (bakery, hospital)) == [hospital, bakery]
+
+
+async def test_a_chinese_event_dates_the_lines_before_it(mneme: Mneme, clock: Any) -> None:
+    start = clock.now
+    said = {}
+    for day, text in (
+        (10, "我在老家的面包店上班，天天早起。"),
+        (40, "我搬到上海了！"),
+        (80, "我现在在上海的医院上班。"),
+    ):
+        clock.now = start + day * DAY
+        said[day] = (await mneme.transcript.aadd_line(DM, subject=LEO, text=text, name="小林")).id
+    clock.now = start + 100 * DAY
+
+    def order(question: str) -> list[int]:
+        lines = mneme.recall(LEO, question, log=False).lines
+        return [r.line.id for r in lines if r.line.id in (said[10], said[80])]
+
+    assert order("我在哪里上班？") == [said[80], said[10]]  # the fresher
+    assert order("我搬到上海之前在哪里上班？") == [said[10], said[80]]
+    assert order("我搬到上海以后在哪里上班？") == [said[80], said[10]]

@@ -115,6 +115,7 @@ FUSION_K = 5
 # What a note or line dated in the period a query names ("last week", "去年夏天") has of its score, beside
 # the same evidence from another time (see `periods`).
 PERIOD_BOOST = 2.0
+MUTED = 0.5  # what the words of an event that names the question's time weigh (`Ask.muted`)
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,9 @@ class Ask:
     # uses the chosen notes alone (the note writer's recall, `observe`) sets False, and the same notes are
     # chosen in the same order without reading the skipped ones whole (~0.1 ms of its ~0.5 ms).
     explained: bool = True
+    # The words of an event the question names a time by ("before I moved to Leeds", `transcript.anchors`):
+    # they say when, not what is asked, and weigh `MUTED`.
+    muted: frozenset[str] = frozenset()
 
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
@@ -240,7 +244,10 @@ class Ask:
     @cached_property
     def weights(self) -> dict[str, float]:
         """What each of the query's terms weighs (see `query.weighted`), worked out once."""
-        return query.weighted(self.turns, self.terms(), self.query)
+        weights = query.weighted(self.turns, self.terms(), self.query)
+        for term in self.muted:
+            weights[term] = weights.get(term, 1.0) * MUTED
+        return weights
 
 
 @dataclass(frozen=True)
