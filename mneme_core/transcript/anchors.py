@@ -52,7 +52,7 @@ __all__ = ["RARE", "RARE_MIN", "Anchor", "anchored", "placed"]
 RARE = 0.05  # an event's rare word is in at most this share of the person's notes (or lines) ...
 RARE_MIN = 3  # ... or in at most this many of them, whichever is more
 TELLS = 0.5  # an item tells of the event with at least this share of the evidence of the one that tells most
-READ = 24  # the best word matches of the event read (the most evidence among them gives its date)
+READ = 24  # the best word matches of the event read, among which its tellings are found
 # A line is dated when it was said, not when what it tells happened: what is said in the same conversation
 # ("I'm planning to propose." ... "I want to ask her dad first.") counts on either side of it.
 AROUND = 3 * 3600.0
