@@ -115,7 +115,7 @@ FUSION_K = 5
 # What a note or line dated in the period a query names ("last week", "去年夏天") has of its score, beside
 # the same evidence from another time (see `periods`).
 PERIOD_BOOST = 2.0
-MUTED = 0.5  # what the words of an event that names the question's time weigh (`Ask.muted`)
+MUTED = 0.7  # what the words of an event that names the question's time weigh (`Ask.muted`)
 
 
 @dataclass(frozen=True)
