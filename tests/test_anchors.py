@@ -108,25 +108,38 @@ def test_a_word_most_notes_share_does_not_date_an_event(mneme: Mneme, clock: Any
     ]
 
 
-async def test_a_line_said_before_the_event_was_told_comes_first(mneme: Mneme, clock: Any) -> None:
-    start = clock.now
-    said = {}
-    for day, text in (
-        (10, "I want to ask my dad for his old car."),
-        (40, "I'm going to propose to Ana next month!"),
-        (80, "I want to ask my dad to help with the fence."),
-    ):
+async def _told_over_days(mneme: Mneme, clock: Any, talk: list[tuple[int, str]], name: str) -> list[int]:
+    """Leo's lines, each said on its day (from now); the clock left 100 days on. Returns their ids."""
+    start, ids = clock.now, []
+    for day, text in talk:
         clock.now = start + day * DAY
-        said[day] = (await mneme.transcript.aadd_line(DM, subject=LEO, text=text, name="Leo")).id
+        ids.append((await mneme.transcript.aadd_line(DM, subject=LEO, text=text, name=name)).id)
     clock.now = start + 100 * DAY
+    return ids
 
-    def order(question: str) -> list[int]:
-        lines = mneme.recall(LEO, question, log=False).lines
-        return [r.line.id for r in lines if r.line.id in (said[10], said[80])]
 
-    assert order("what did I want to ask my dad?") == [said[80], said[10]]
-    assert order("what did I want to ask my dad before proposing?") == [said[10], said[80]]
-    assert order("what did I want to ask my dad after proposing?") == [said[80], said[10]]
+def _lines_order(mneme: Mneme, question: str, ids: tuple[int, ...]) -> list[int]:
+    return [r.line.id for r in mneme.recall(LEO, question, log=False).lines if r.line.id in ids]
+
+
+async def test_a_line_said_before_the_event_was_told_comes_first(mneme: Mneme, clock: Any) -> None:
+    car, _, fence = await _told_over_days(
+        mneme,
+        clock,
+        [
+            (10, "I want to ask my dad for his old car."),
+            (40, "I'm going to propose to Ana next month!"),
+            (80, "I want to ask my dad to help with the fence."),
+        ],
+        "Leo",
+    )
+
+    assert _lines_order(mneme, "what did I want to ask my dad?", (car, fence)) == [fence, car]
+    assert _lines_order(mneme, "what did I want to ask my dad before proposing?", (car, fence)) == [
+        car,
+        fence,
+    ]
+    assert _lines_order(mneme, "what did I want to ask my dad after proposing?", (car, fence)) == [fence, car]
 
 
 async def test_a_dialogue_so_far_is_not_anchored(mneme: Mneme, clock: Any) -> None:
@@ -138,21 +151,15 @@ async def test_a_dialogue_so_far_is_not_anchored(mneme: Mneme, clock: Any) -> No
 
 
 async def test_a_chinese_event_dates_the_lines_before_it(mneme: Mneme, clock: Any) -> None:
-    start = clock.now
-    said = {}
-    for day, text in (
-        (10, "我在老家的面包店上班，天天早起。"),
-        (40, "我搬到上海了！"),
-        (80, "我现在在上海的医院上班。"),
-    ):
-        clock.now = start + day * DAY
-        said[day] = (await mneme.transcript.aadd_line(DM, subject=LEO, text=text, name="小林")).id
-    clock.now = start + 100 * DAY
+    """The event's eight terms weigh less than the question's (`recall.MUTED`): at full weight the line
+    telling of the move puts the line said before it under the weak cut."""
+    home, _, shanghai = await _told_over_days(
+        mneme,
+        clock,
+        [(10, "我在老家的面包店上班，天天早起。"), (40, "我搬到上海了！"), (80, "我现在在上海的医院上班。")],
+        "小林",
+    )
 
-    def order(question: str) -> list[int]:
-        lines = mneme.recall(LEO, question, log=False).lines
-        return [r.line.id for r in lines if r.line.id in (said[10], said[80])]
-
-    assert order("我在哪里上班？") == [said[80], said[10]]  # the fresher
-    assert order("我搬到上海之前在哪里上班？") == [said[10], said[80]]
-    assert order("我搬到上海以后在哪里上班？") == [said[80], said[10]]
+    assert _lines_order(mneme, "我在哪里上班？", (home, shanghai)) == [shanghai, home]  # the fresher
+    assert _lines_order(mneme, "我搬到上海之前在哪里上班？", (home, shanghai)) == [home, shanghai]
+    assert _lines_order(mneme, "我搬到上海以后在哪里上班？", (home, shanghai)) == [shanghai, home]
