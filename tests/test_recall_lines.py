@@ -103,6 +103,22 @@ async def test_the_answer_to_a_short_question_after_a_match_comes_as_its_context
     assert found.lines[1].why == "beside a match"
 
 
+async def test_in_chinese_the_answer_to_why_comes_after_the_match(mneme: Mneme, clock: Any) -> None:
+    ids = await said(
+        mneme,
+        clock,
+        [
+            ("上周还跟产品经理吵了一架。", "因为什么？"),
+            ("他要把商城按钮改成大红色，我说太丑了。", "老板怎么说？"),
+            ("今天天气不错，出去跑了五公里。", "厉害。"),
+        ],
+    )
+
+    found = mneme.recall(LEO, "我跟产品经理为什么吵架？", lines=3)
+
+    assert [r.line.id for r in found.lines][:2] == [ids[0], ids[2]]
+
+
 async def test_a_long_turn_ending_with_a_question_lends_the_line_after_it_nothing(
     mneme: Mneme, clock: Any
 ) -> None:
