@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 
 from .. import text
 from ..memory import index
-from ..memory.recall import Ask, Reading, word_ranked
+from ..memory.recall import Ask, Reading, ids_json, word_ranked
 from ..periods import Period
 
 __all__ = ["RARE", "RARE_MIN", "Anchor", "anchored", "placed"]
@@ -59,13 +59,12 @@ EARLIEST = -1e12  # "before" reaches back to any date a note can have
 
 @dataclass(frozen=True)
 class Anchor:
-    """An event a question names a time by: `before` it or after it, its words, `where` the connective
-    stands in the question (the first event named counts) and the `phrase` of both there."""
+    """An event a question names a time by: `before` it or after it, its words, and the `phrase` of both
+    in the question (where it starts: the first event named counts)."""
 
     before: bool
     event: str
-    where: int
-    phrase: tuple[int, int] = (0, 0)
+    phrase: tuple[int, int]
 
     def period(self, at: float, now: float) -> Period:
         """The period the question names, the event told at `at` (see `AROUND`): up to it, or from it on."""
@@ -122,7 +121,7 @@ def anchored(question: str) -> Anchor | None:
     if not any(hint in folded for hint in _HINTS):
         return None
     found = [a for a in (_english(question), _chinese(question)) if a is not None]
-    return min(found, key=lambda a: a.where) if found else None
+    return min(found, key=lambda a: a.phrase[0]) if found else None
 
 
 def _english(question: str) -> Anchor | None:
@@ -136,7 +135,7 @@ def _english(question: str) -> Anchor | None:
             said = _WORDS.match(event)  # the words kept, in the question
             end = match.start("event") + (said.end() if said else len(event))
             before = match["word"].casefold() in _EN_BEFORE
-            return Anchor(before, " ".join(words), match.start("word"), (match.start("word"), end))
+            return Anchor(before, " ".join(words), (match.start("word"), end))
     return None
 
 
@@ -159,7 +158,7 @@ def _chinese(question: str) -> Anchor | None:
         match = pattern.search(question)
         if match is not None:
             side = match["word"] in ("之前", "以前") if before is None else before
-            return Anchor(side, match["event"], match.start("word"), (match.start(), match.end()))
+            return Anchor(side, match["event"], (match.start(), match.end()))
     return None
 
 
@@ -208,7 +207,8 @@ def _told(
         return None
     best = max(row[1] for row in told)
     ids = [row[0] for row in told if row[1] >= TELLS * best]
-    marks = ", ".join("?" * len(ids))
     edge = "max" if before else "min"
-    row = conn.execute(f"select {edge}({column}) from {table} where id in ({marks})", ids).fetchone()
+    row = conn.execute(
+        f"select {edge}({column}) from {table} where id in (select value from json_each(?))", (ids_json(ids),)
+    ).fetchone()
     return None if row is None or row[0] is None else float(row[0])
