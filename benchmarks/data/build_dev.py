@@ -35,6 +35,13 @@ short, written for measuring recall over long lines and committed before any eng
 turns over 18 sessions of 2023 each, 60 questions split evenly over single-hop, multi-hop, temporal and
 open-domain.
 
+`blind_*.txt` (LoCoMo layout) and `blind_dialogue_*.txt` (dialogues layout), built into `blind.json` and
+`blind_dialogues.json`, were written on 2026-12-03 by helpers who saw neither the engine nor the other sets'
+questions, and committed before any engine ran on them: a conversation of LoCoMo's turn length whose
+questions paraphrase their evidence (at most one content word shared, for about half), and two-person
+dialogue sets in Chinese and English whose marked memories are often come at sideways (a kitten offered,
+for "allergic to cat hair"), about 170 memories a file as in the held-out set.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -163,6 +170,8 @@ def main() -> int:
     build("fresh", "fresh.json")
     build_dialogues("fresh_dialogue_*.txt", "fresh_dialogues.json")
     build("long", "long.json")
+    build("blind", "blind.json")
+    build_dialogues("blind_dialogue_*.txt", "blind_dialogues.json")
     return 0
 
 
