@@ -75,6 +75,7 @@ BOTH_BACKENDS = {
     "test_overview.py",
     "test_postgres.py",
     "test_recall_lines.py",
+    "test_kinds.py",
     "test_people.py",
     "test_centroids.py",
     "test_meaning.py",

@@ -152,11 +152,11 @@ async def test_a_link_brings_up_an_unnamed_note_and_explain_says_so(db_path, clo
         kept = await m.acapture(LEO, "Leo: I adopted a dog! His name is Biscuit, a beagle.", user_name="Leo")
         dog, biscuit = (n.id for n in kept)
         m.remember(LEO, "Leo works at a bakery", kind="fact")
-        found = m.recall(LEO, "what breed is my dog", important=0, recent=0)
+        found = m.recall(LEO, "what did I get from the shelter", important=0, recent=0)
         assert chosen(found) == [DOG[0]["text"], DOG[1]["text"]]
         assert f"+ #{biscuit} through #{dog} (linked)" in found.explain()
     with Mneme(db_path, space="t", clock=clock, config={"lifecycle.enabled": False}) as off:
-        assert chosen(off.recall(LEO, "what breed is my dog", important=0, recent=0)) == [DOG[0]["text"]]
+        assert chosen(off.recall(LEO, "what did I get from the shelter", important=0, recent=0)) == [DOG[0]["text"]]
 
 
 def test_notes_recalled_together_are_linked_and_the_link_fades(mneme, clock):

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from mneme_core import Mneme, text
-from mneme_core.memory import common, query
+from mneme_core.memory import common, query, recall
 
 S = "telegram:7"
 SHELLFISH = "I am allergic to shellfish, prawns make my throat swell"
 BROTHER = "My brother Ben flies planes for a budget airline"
 NOTES = [SHELLFISH, BROTHER, "I teach maths in Bristol", "I play the cello in an orchestra"]
-# Two rare words of the shellfish note in the oldest line, one of the brother's in the last, four lines on.
+# Two rare words of the shellfish note in the oldest line, one of the brother's in the last, five lines on.
 DIALOGUE = (
     "we ate prawns and shellfish in Brixham\nthe weather was lovely\nit rained on the way home\n"
-    "the train was late\nanyway\nwhat does your brother do now?"
+    "the train was late\nthe bus too\nanyway\nwhat does your brother do now?"
 )
 
 
@@ -138,3 +140,31 @@ def test_a_frame_word_no_longer_outbids_what_the_question_is_about(mneme: Mneme,
     assert first(mneme, "How long has Leo been vegetarian?") == (
         "Leo gave up meat and has been vegetarian since 2015"
     )
+
+
+GUITAR = "Plays guitar in the backyard most evenings, old Beatles songs mostly, with a beer and the radio on"
+SMOKES = "Smokes about a pack a day, tried to quit last year"
+TOLD_ON = (
+    "Aduo told on you\nwhat did she say?\n"
+    "that you sat in the backyard playing guitar all evening, old Beatles songs again, a beer, the radio on, "
+    "cigarette ends everywhere\nlol she tells you everything\nshe worries. still a pack a day?\n"
+    "its just stress, after this month I stop, for real"
+)
+
+
+@pytest.mark.parametrize("cut", [recall.WEAK_DIALOGUE, recall.WEAK])
+def test_in_a_dialogue_a_match_far_below_the_best_still_takes_a_slot(
+    mneme: Mneme, monkeypatch: pytest.MonkeyPatch, cut: float
+) -> None:
+    # The guitar note retells a whole line (eight words), the one the reply needs shares "pack" and "day"
+    # with the question: under a fifth of the best's evidence, which sums what it shares with many lines.
+    for note in [GUITAR, SMOKES, *NOTES]:
+        mneme.remember(S, note, kind="fact")
+    monkeypatch.setattr(recall, "WEAK_DIALOGUE", cut)
+
+    chosen = [r.note.text for r in mneme.recall(S, TOLD_ON, log=False).chosen]
+
+    assert chosen[0] == GUITAR
+    assert (SMOKES in chosen) is (cut < recall.WEAK)
+    # A question keeps the fifth: one line's best match is what it asks about.
+    assert recall.Ask(space="s", subject=S, query="what?", now=0.0, half_life_days=30.0).weak == recall.WEAK

@@ -78,17 +78,18 @@ def weight(term: str) -> float:
 
 @cache
 def _table() -> dict[str, float]:
-    """The table, read once: term -> Zipf frequency. Its first line names the terms' version, which must be
-    this engine's (`text.TERMS_VERSION`): a table of another stemmer's terms would miss them."""
-    lines = resources.files(__package__).joinpath(TABLE).read_text(encoding="utf-8").splitlines()
+    """The table, read once: term -> Zipf frequency."""
+    return {term: float(zipf) for term, zipf in rows(TABLE, "build_common.py")}
+
+
+def rows(table: str, builder: str) -> list[list[str]]:
+    """A table of terms beside this module, its rows split at tabs. Its first line names the terms' version,
+    which must be this engine's (`text.TERMS_VERSION`): a table of another stemmer's terms would miss them,
+    so it refuses to load, naming the script (`benchmarks/data/<builder>`) that builds it again."""
+    lines = resources.files(__package__).joinpath(table).read_text(encoding="utf-8").splitlines()
     if lines[0] != f"# {text.TERMS_VERSION}":
         raise RuntimeError(
-            f"{TABLE} holds terms of {lines[0][2:]!r}, this engine makes {text.TERMS_VERSION!r}: "
-            "run benchmarks/data/build_common.py"
+            f"{table} holds terms of {lines[0][2:]!r}, this engine makes {text.TERMS_VERSION!r}: "
+            f"run benchmarks/data/{builder}"
         )
-    found = {}
-    for line in lines:
-        if line and not line.startswith("#"):
-            term, zipf = line.split("\t")
-            found[term] = float(zipf)
-    return found
+    return [line.split("\t") for line in lines if line and not line.startswith("#")]

@@ -4,7 +4,9 @@ Evidence. A note matches the query by the terms it shares with it, each weighted
 person's live notes (`idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, always positive: a word in most of the
 notes still counts a little, so asking about what a person mostly talks about still finds it). A match with
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
-characters, a lone common character is not evidence).
+characters, a lone common character is not evidence); for a dialogue so far, a tenth (its best match sums
+what it shares with many lines, see `query`). A question that asks a kind ("which instrument") also asks
+for its members ("cello", `kinds`).
 
 Score. `evidence x (0.75 + 0.25 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
 breaks near ties between comparable evidence; it must not overturn a clear difference in it: a person asking
@@ -81,7 +83,7 @@ from .. import text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import AWAKE, FADING, LIVE
-from . import archive, hops, index, links, overview, query
+from . import archive, hops, index, kinds, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within
@@ -93,6 +95,7 @@ if TYPE_CHECKING:
 
 POSTINGS = 1500
 WEAK = 0.2
+WEAK_DIALOGUE = 0.1  # the same for a dialogue so far (`Ask.weak`)
 FADED = 0.75  # what a note that has faded completely keeps of its score
 MAX_TERMS = 32  # the rarest terms of a long query; the others add little evidence
 WORDS_BEYOND = 16  # and the words (not single characters) next after them: see `_capped`
@@ -211,6 +214,13 @@ class Ask:
     # they say when, not what is asked, and weigh `MUTED`.
     muted: frozenset[str] = frozenset()
 
+    @property
+    def weak(self) -> float:
+        """The share of the best match's evidence below which a match is too weak to take a slot: `WEAK`
+        for a question, `WEAK_DIALOGUE` for a dialogue so far (`turns`), whose best match sums what it shares
+        with many lines (see the module docstring)."""
+        return WEAK_DIALOGUE if self.turns else WEAK
+
     def narrowed(self, table: str = "") -> tuple[str, dict[str, object]]:
         """The filters as SQL (`and ...`, on the columns of `table`, like "n."), and their parameters."""
         return self.within.sql(table)
@@ -226,8 +236,15 @@ class Ask:
         return PERIOD_BOOST if self.period is not None and self.period.holds(ts) else 1.0
 
     def terms(self) -> list[str]:
-        """The query's terms, less the words that named its period (unless nothing else is left)."""
-        return list(self._terms)
+        """The query's terms, less the words that named its period (unless nothing else is left), and the
+        members of the kinds a question asks about (`kinds`)."""
+        return [*self._terms, *self._members]
+
+    @cached_property
+    def _members(self) -> dict[str, str]:
+        """The members a question's kinds bring, each to its kind ("cello" -> "instrument"); none for a
+        dialogue so far (see `kinds`)."""
+        return {} if self.turns else kinds.widened(self._terms)
 
     @cached_property
     def _terms(self) -> tuple[str, ...]:
@@ -244,7 +261,9 @@ class Ask:
     @cached_property
     def weights(self) -> dict[str, float]:
         """What each of the query's terms weighs (see `query.weighted`), worked out once."""
-        weights = query.weighted(self.turns, self.terms(), self.query)
+        weights = query.weighted(self.turns, list(self._terms), self.query)
+        for member, kind in self._members.items():
+            weights[member] = kinds.weight(member, kind) * weights.get(kind, 1.0)
         for term in self.muted:
             weights[term] = weights.get(term, 1.0) * MUTED
         return weights
@@ -545,11 +564,12 @@ def _matches(
             )
         )
     best = max(m.evidence for m in matches) if matches else 0.0
+    cut = ask.weak * best
     if stated:
-        return _fused(matches, best, floor, placed.weight), listed
+        return _fused(matches, cut, floor, placed.weight), listed
     matches.sort(key=lambda m: (-m.score, -m.id))
-    strong = [m for m in matches if m.evidence >= WEAK * best]
-    weak = [m.scored(-1.0) for m in matches if m.evidence < WEAK * best]
+    strong = [m for m in matches if m.evidence >= cut]
+    weak = [m.scored(-1.0) for m in matches if m.evidence < cut]
     return strong + weak, listed
 
 
@@ -573,13 +593,13 @@ def _followed(
     return {note_id: share * best for note_id, share in lent.items()}
 
 
-def _fused(matches: list[_Match], best: float, floor: float, weight: float) -> list[_Match]:
-    """Rank fusion, for a model whose weight was stated: the strong word matches in the order of their
-    score, the notes above the floor in the order of their similarity (times the same freshness,
-    importance and feeling), and a note's score the sum of what its two places count (`FUSION_K`). The
-    notes in neither list come last, with a score of -1."""
+def _fused(matches: list[_Match], cut: float, floor: float, weight: float) -> list[_Match]:
+    """Rank fusion, for a model whose weight was stated: the strong word matches (evidence at least `cut`)
+    in the order of their score, the notes above the floor in the order of their similarity (times the
+    same freshness, importance and feeling), and a note's score the sum of what its two places count
+    (`FUSION_K`). The notes in neither list come last, with a score of -1."""
     by_words = sorted(
-        (m for m in matches if m.evidence > 0 and m.evidence >= WEAK * best),
+        (m for m in matches if m.evidence > 0 and m.evidence >= cut),
         key=lambda m: (-m.score, -m.id),
     )
     by_meaning = sorted(

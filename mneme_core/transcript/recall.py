@@ -83,7 +83,6 @@ from ..memory.recall import (
     FADED,
     FUSION_K,
     TRUSTED_Z,
-    WEAK,
     Ask,
     Reading,
     Recall,
@@ -172,7 +171,7 @@ def choose(
     terms_of = [term for _id, term, _df, _take in shares]
     found: dict[int, _Candidate] = {}
     for line_id, evidence, hits, score in ranked:
-        if evidence < WEAK * best:
+        if evidence < ask.weak * best:
             continue
         hit = sorted((i for i in range(len(shares)) if hits >> i & 1), key=lambda i: shares[i][2])
         found[line_id] = _Candidate(line_id, score, evidence, tuple(terms_of[i] for i in hit))

@@ -1,0 +1,101 @@
+"""A question that asks a kind ("What instrument...", "什么乐器") finds what was told by its name ("a cello",
+"古筝"), which it shares no word with (`memory.kinds`)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from mneme_core import Mneme, text
+from mneme_core.memory import common, kinds
+from mneme_core.memory.recall import Ask
+
+S = "discord:42"
+DAY = 86400.0
+
+
+def ask(query: str, turns: tuple[str, ...] = ()) -> Ask:
+    return Ask(space="s", subject=S, query=query, now=0.0, half_life_days=30.0, turns=turns)
+
+
+def test_the_table_is_of_this_engines_terms() -> None:
+    first = resources.files("mneme_core.memory").joinpath(kinds.TABLE).read_text(encoding="utf-8")
+    assert first.splitlines()[0] == f"# {text.TERMS_VERSION}"
+    # The kinds are found through the stemmer, and their members are terms as recall makes them.
+    for word, member in [("instruments", "cello"), ("birds", "heron"), ("breed", "beagle"), ("乐器", "古筝")]:
+        kind = text.terms(word)[0]  # a Chinese word of two characters gives its pair first
+        assert text.terms(member)[0] in kinds.members(kind), (word, member)
+
+
+def test_a_table_of_another_stemmers_terms_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    kinds._table.cache_clear()
+    monkeypatch.setattr(text, "TERMS_VERSION", "mneme-terms-0")
+    try:
+        with pytest.raises(RuntimeError, match=r"mneme-terms-0.*build_kinds\.py"):
+            kinds.members("instrument")
+    finally:
+        monkeypatch.undo()
+        kinds._table.cache_clear()
+    assert "cello" in kinds.members("instrument")
+
+
+def test_a_question_brings_its_kinds_members_weighing_a_share_of_the_kind() -> None:
+    found = ask("What instrument did she buy?")
+    assert "cello" in found.terms() and "violin" in found.terms()
+    assert found.weights["cello"] == pytest.approx(
+        kinds.MEMBER * common.weight("cello") * found.weights.get("instrument", 1.0)
+    )
+    # A member the question names itself is the question's own term and weighs as one.
+    named = ask("Which instrument, the cello?")
+    assert named.terms().count("cello") == 1
+    assert named.weights.get("cello", 1.0) == common.weight("cello") > kinds.MEMBER
+
+
+def test_a_dialogue_so_far_is_not_widened() -> None:
+    turns = ("what a day at work", "which instrument are you learning again?")
+    assert "cello" not in ask("\n".join(turns), turns).terms()
+    assert "cello" not in ask("How was your day?").terms()
+
+
+CELLO = "I finally bought a cello from a retired music teacher"
+# Each shares a word with the question, none its answer.
+OTHERS = [
+    "Bought new running shoes for the half marathon",
+    "She said the music at the wedding was too loud",
+    "Did you buy the tickets for Saturday yet?",
+    "I bought way too many plants at the market",
+    "The teacher said Lily reads well above her age",
+]
+
+
+@pytest.mark.parametrize("widen", [True, False])
+def test_a_note_told_by_its_name_answers_a_question_asked_by_its_kind(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, widen: bool
+) -> None:
+    for said in [CELLO, *OTHERS]:
+        mneme.remember(S, said, kind="episode")
+        clock.now += DAY
+    if not widen:
+        monkeypatch.setattr(kinds, "members", lambda term: ())
+
+    found = mneme.recall(S, "Which instrument did I buy?", limit=1, log=False)
+
+    # Without the kind's members "bought" and "music" are all the evidence, and fresher notes share them.
+    assert (found.chosen[0].note.text == CELLO) is widen
+    if widen:
+        assert "cello" in found.chosen[0].why
+
+
+async def test_lines_too_and_in_chinese(mneme: Mneme, clock: Any) -> None:
+    dm = f"dm:{S}"
+    said = ["最近在学古筝，手指头都磨破了", "今天学校开家长会，老师说她最近学习很认真", "周末去学了游泳"]
+    for text_ in said:
+        line = await mneme.transcript.aadd_line(dm, subject=S, text=text_, name="晓岚")
+        await mneme.transcript.aadd_reply(dm, text="哈哈", reply_to=line.id, name="Mio")
+        clock.now += DAY
+
+    found = await mneme.arecall(S, "她最近在学什么乐器？", lines=1, log=False)
+
+    assert [r.line.text for r in found.lines] == [said[0]]
