@@ -156,7 +156,9 @@ async def test_a_link_brings_up_an_unnamed_note_and_explain_says_so(db_path, clo
         assert chosen(found) == [DOG[0]["text"], DOG[1]["text"]]
         assert f"+ #{biscuit} through #{dog} (linked)" in found.explain()
     with Mneme(db_path, space="t", clock=clock, config={"lifecycle.enabled": False}) as off:
-        assert chosen(off.recall(LEO, "what did I get from the shelter", important=0, recent=0)) == [DOG[0]["text"]]
+        assert chosen(off.recall(LEO, "what did I get from the shelter", important=0, recent=0)) == [
+            DOG[0]["text"]
+        ]
 
 
 def test_notes_recalled_together_are_linked_and_the_link_fades(mneme, clock):

@@ -79,7 +79,6 @@ KINDS: dict[str, tuple[str, ...]] = {
     "occupation": JOBS,
     "disease": ("disease.1", "illness.1"),
     "illness": ("disease.1", "illness.1"),
-    "condition": ("disease.1", "illness.1"),
     "injury": ("injury.1",),
     "symptom": ("symptom.1",),
     "medicine": ("medicine.2",),
@@ -101,7 +100,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "car": ("car.1",),
 }
 
-# The same kinds in Chinese, by hand: the everyday members a chat names.
+# The same kinds in Chinese, by hand: the everyday members a chat names. A kind of one character is one a
+# chat does not mostly use otherwise (花 is mostly "to spend": flowers are 花儿 and 鲜花).
 CHINESE: dict[str, str] = {
     "动物": (
         "猫 狗 鸟 鱼 兔子 仓鼠 乌龟 鹦鹉 马 牛 羊 猪 鸡 鸭 鹅 熊猫 老虎 狮子 大象 猴子 长颈 "
@@ -133,7 +133,7 @@ CHINESE: dict[str, str] = {
     "饮料": "咖啡 奶茶 可乐 雪碧 果汁 啤酒 红酒 白酒 茶 牛奶 豆浆 酸奶 汽水 柠檬 矿泉 美式 拿铁",
     "甜点": "蛋糕 冰淇 布丁 饼干 巧克 马卡 提拉 甜甜 奶昔 蛋挞 泡芙 面包 月饼",
     "零食": "薯片 饼干 巧克 瓜子 坚果 辣条 糖果 果冻 牛肉 海苔 话梅 爆米",
-    "花": "玫瑰 百合 郁金 日葵 康乃 菊花 兰花 桂花 茉莉 牡丹 荷花 樱花 梅花 绣球 满天 栀子",
+    "花儿": "玫瑰 百合 郁金 日葵 康乃 菊花 兰花 桂花 茉莉 牡丹 荷花 樱花 梅花 绣球 满天 栀子",
     "鲜花": "玫瑰 百合 郁金 日葵 康乃 菊花 兰花 桂花 茉莉 牡丹 荷花 樱花 绣球 满天 栀子",
     "城市": (
         "北京 上海 广州 深圳 杭州 成都 重庆 武汉 南京 西安 长沙 天津 苏州 厦门 青岛 大连 "
