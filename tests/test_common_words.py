@@ -3,13 +3,14 @@ line that shares "year" and "new" with the question no longer outbids the one th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 import pytest
 
 from mneme_core import Mneme, text
-from mneme_core.memory import common, query
+from mneme_core.memory import common, kinds, query
 
 S = "discord:42"
 DAY = 86400.0
@@ -49,16 +50,25 @@ def test_the_commoner_the_less_down_to_the_floor() -> None:
     assert [weight_of(word) for word in ("Hattie", "2023", "Москва")] == [1.0, 1.0, 1.0]
 
 
-def test_a_table_of_another_stemmers_terms_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    common._table.cache_clear()
+@pytest.mark.parametrize(
+    ("table", "read", "builder"),
+    [
+        (common, lambda: common.weight("year") < 1.0, "build_common"),
+        (kinds, lambda: "cello" in kinds.members("instrument"), "build_kinds"),  # `common.rows` reads both
+    ],
+)
+def test_a_table_of_another_stemmers_terms_is_refused(
+    monkeypatch: pytest.MonkeyPatch, table: Any, read: Callable[[], bool], builder: str
+) -> None:
+    table._table.cache_clear()
     monkeypatch.setattr(text, "TERMS_VERSION", "mneme-terms-0")
     try:
-        with pytest.raises(RuntimeError, match=r"mneme-terms-0.*build_common\.py"):
-            common.weight("year")
+        with pytest.raises(RuntimeError, match=rf"mneme-terms-0.*{builder}\.py"):
+            read()
     finally:
         monkeypatch.undo()
-        common._table.cache_clear()
-    assert common.weight("year") < 1.0
+        table._table.cache_clear()
+    assert read()
 
 
 KILNS = ["The kiln died in the middle of a firing", "We named the new kiln Winnie"]
