@@ -44,10 +44,11 @@ default 2): a query the embedder places too late is asked of words alone (the "t
 Blind data (`data/blind.json`, `data/blind_dialogues.json`, written on 2026-12-03 by helpers who saw
 neither the engine nor the other sets' questions): a conversation of LoCoMo's turn length (267 turns, 90
 questions) whose questions paraphrase their evidence ("From whom did Grace acquire her new instrument?"), and
-dialogue sets in Chinese and English (170 and 160 memories a file, 80 dialogues each) whose memories are
-often come at sideways. Their first run: words 0.382 / 0.467 on the conversation (e5 0.438 / 0.562, the
-reference 0.169 / 0.257, FTS5 0.231 / 0.258); on the dialogues, Chinese words 0.423 / 0.515 against the
-reference's 0.431 / 0.548 (as on the held-out set), English 0.335 / 0.410 against 0.317 / 0.404.
+dialogue sets in Chinese and English (170 and 160 memories a file, 80 dialogues each) whose dialogues
+often reach their memories sideways. Their first run: words 0.382 / 0.467 on the conversation (e5 0.438 /
+0.562, the reference 0.169 / 0.257, FTS5 0.231 / 0.258); on the dialogues, Chinese words 0.423 / 0.515
+against the reference's 0.431 / 0.548 (as on the held-out set), English 0.335 / 0.410 against 0.317 /
+0.404.
 
 Long lines (`data/long.json`: two English conversations whose turns are as long as LoCoMo's, mean 139
 characters against the dev set's 40, 121 questions, committed before any engine ran on them): there a

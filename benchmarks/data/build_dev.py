@@ -39,8 +39,8 @@ open-domain.
 `blind_dialogues.json`, were written on 2026-12-03 by helpers who saw neither the engine nor the other sets'
 questions, and committed before any engine ran on them: a conversation of LoCoMo's turn length whose
 questions paraphrase their evidence (at most one content word shared, for about half), and two-person
-dialogue sets in Chinese and English whose marked memories are often come at sideways (a kitten offered,
-for "allergic to cat hair"), about 170 memories a file as in the held-out set.
+dialogue sets in Chinese and English whose dialogues often reach their marked memories sideways (a kitten
+offered, for "allergic to cat hair"), about 170 memories a file as in the held-out set.
 
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """

@@ -111,7 +111,7 @@ and 0.658); 太 and 挺, or 太, 挺 and 好, as function characters (0.699 and 
 not worth a new `TERMS_VERSION`).
 
 The blind dialogue sets (`blind_dialogues.json`: 170 and 160 memories a file, 80 dialogues in each language,
-the memories often come at sideways; written on 2026-12-03 by helpers who saw neither the engine nor the
+the memories often reached sideways; written on 2026-12-03 by helpers who saw neither the engine nor the
 other sets) reproduced the held-out finding: the reference beat words in Chinese (0.431 / 0.548 against
 0.423 / 0.515). Two causes, each a change. A dialogue's best match retells a line of it ("plays guitar in the
 backyard most evenings" for "you sat in the backyard playing guitar all evening"), summing what it shares
