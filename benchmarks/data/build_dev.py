@@ -42,6 +42,13 @@ questions paraphrase their evidence (at most one content word shared, for about 
 dialogue sets in Chinese and English whose dialogues often reach their marked memories sideways (a kitten
 offered, for "allergic to cat hair"), about 170 memories a file as in the held-out set.
 
+`blind2_*.txt` and `blind2_dialogue_*.txt`, built into `blind2.json` and `blind2_dialogues.json`, were
+written the same way on 2026-12-03 (a second round, once the first had been tuned on): a LoCoMo-length
+conversation of 90 paraphrased questions, and dialogue sets in three kinds of Chinese chat (WeChat family
+talk, young people's slang, middle-aged voice-message run-ons) and English texting, 170 memories and 40
+dialogues a file, the marked memories reached by their own words, by paraphrase and sideways, about a third
+each.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -172,6 +179,8 @@ def main() -> int:
     build("long", "long.json")
     build("blind", "blind.json")
     build_dialogues("blind_dialogue_*.txt", "blind_dialogues.json")
+    build("blind2", "blind2.json")
+    build_dialogues("blind2_dialogue_*.txt", "blind2_dialogues.json")
     return 0
 
 
