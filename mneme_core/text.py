@@ -25,6 +25,9 @@ Glossary and policy:
   the word. Single kana and Thai/Lao/Myanmar/Khmer letters are never terms on their own, because they spell
   sounds, not meanings (this also drops the Japanese particles). With `use_jieba()` the words jieba finds
   in Han runs are added as well.
+- An emoji that names a thing (🥭, 🐱, ✈️; `emoji_words`) gives the terms of its name in English and in
+  Chinese, after the text's own: "寄一箱过去吧🥭🥭" meets "对芒果过敏" and "allergic to mangoes". Faces,
+  hands, hearts and symbols give none: they say how someone feels, not what about.
 - The *normaliser* makes English inflections meet: "cats"/"cat", "classes"/"class", "ladies"/"lady",
   "hiking"/"hikes"/"hiked"/"hike", "running"/"runs"/"run". It is a dozen suffix rules on ASCII words of
   four letters or more, deliberately simpler than a real stemmer: notes and queries go through the same
@@ -56,6 +59,7 @@ from itertools import chain
 from operator import add
 from types import ModuleType
 
+from . import emoji_words
 from .errors import InvalidValue
 
 __all__ = [
@@ -79,7 +83,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TERMS_VERSION = "mneme-terms-5"
+TERMS_VERSION = "mneme-terms-6"
 # The terms of the texts met most lately (up to `CACHED` characters: a note's, a query's) are kept: a
 # person's strongest matches are asked about again and again (the follow-up query reads their words).
 CACHE = 2048
@@ -315,6 +319,8 @@ def _terms(text: str) -> list[str]:
         elif len(part) > 1:  # a one-character stretch has no word of two characters
             for piece in _WORDS.findall(part):
                 found.extend(_word_terms(piece))
+    for char in dict.fromkeys(emoji_words.pattern().findall(folded)):  # 🥭: "mango", 芒果 (`emoji_words`)
+        found.extend(_cached_terms(emoji_words.names()[char]))
     return list(dict.fromkeys(found))
 
 
