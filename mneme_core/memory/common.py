@@ -49,12 +49,13 @@ A term of another language, a name, a number or a word too rare for the table we
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import resources
 
 from .. import text
 
-__all__ = ["COMMON", "FLOORS", "TOPS", "weight"]
+__all__ = ["COMMON", "FLOORS", "TOPS", "rows", "weight", "widened"]
 
 COMMON = 0.5  # what the commonest words weigh
 # The band over which a term goes from whole to `COMMON`, in Zipf frequency, by whether it is of an unspaced
@@ -93,3 +94,16 @@ def rows(table: str, builder: str) -> list[list[str]]:
             f"run benchmarks/data/{builder}"
         )
     return [line.split("\t") for line in lines if line and not line.startswith("#")]
+
+
+def widened(terms: Iterable[str], brought: Callable[[str], tuple[str, ...]]) -> dict[str, str]:
+    """The terms the query's terms bring (`brought`: a kind's members, a word's forms), each to the first
+    of them that brings it, less the query's own terms."""
+    asked = list(terms)
+    found: dict[str, str] = {}
+    for term in asked:
+        for other in brought(term):
+            found.setdefault(other, term)
+    for term in asked:
+        found.pop(term, None)
+    return found

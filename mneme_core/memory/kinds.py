@@ -65,14 +65,7 @@ def _weights(kind: str) -> dict[str, float]:
 def widened(terms: Iterable[str]) -> dict[str, str]:
     """The members the query's kinds bring, each to its kind (the first kind that names it), less the
     query's own terms."""
-    asked = list(terms)
-    found: dict[str, str] = {}
-    for term in asked:
-        for member in members(term):
-            found.setdefault(member, term)
-    for term in asked:
-        found.pop(term, None)
-    return found
+    return common.widened(terms, members)
 
 
 @cache

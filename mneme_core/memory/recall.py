@@ -83,7 +83,7 @@ from .. import text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import AWAKE, FADING, LIVE
-from . import archive, hops, index, kinds, links, overview, query
+from . import archive, forms, hops, index, kinds, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within
@@ -241,10 +241,19 @@ class Ask:
         return [*self._terms, *self._members]
 
     @cached_property
-    def _members(self) -> dict[str, str]:
-        """The members a question's kinds bring, each to its kind ("cello" -> "instrument"); none for a
-        dialogue so far (see `kinds`)."""
-        return {} if self.turns else kinds.widened(self._terms)
+    def _members(self) -> dict[str, tuple[str, float]]:
+        """What a question's words bring beside themselves, each to the word it comes from and its share of
+        that word's weight: the members of the kinds it asks ("cello" -> "instrument", `kinds`), then the
+        derived forms of its English words ("competition" -> "compete", `forms`); none for a dialogue so
+        far."""
+        if self.turns:
+            return {}
+        found = {
+            member: (kind, kinds.weight(member, kind)) for member, kind in kinds.widened(self._terms).items()
+        }
+        for form, term in forms.widened(self._terms).items():
+            found.setdefault(form, (term, forms.weight(form)))
+        return found
 
     @cached_property
     def _terms(self) -> tuple[str, ...]:
@@ -262,8 +271,8 @@ class Ask:
     def weights(self) -> dict[str, float]:
         """What each of the query's terms weighs (see `query.weighted`), worked out once."""
         weights = query.weighted(self.turns, list(self._terms), self.query)
-        for member, kind in self._members.items():
-            weights[member] = kinds.weight(member, kind) * weights.get(kind, 1.0)
+        for member, (term, share) in self._members.items():
+            weights[member] = share * weights.get(term, 1.0)
         for term in self.muted:
             weights[term] = weights.get(term, 1.0) * MUTED
         return weights

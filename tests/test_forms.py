@@ -1,0 +1,87 @@
+"""A question's word meets the words derived from it: "compete" finds "competition" (`memory.forms`)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from mneme_core import Mneme, text
+from mneme_core.memory import common, forms, kinds
+from mneme_core.memory.recall import Ask
+
+S = "discord:42"
+DAY = 86400.0
+
+
+def ask(query: str, turns: tuple[str, ...] = ()) -> Ask:
+    return Ask(space="s", subject=S, query=query, now=0.0, half_life_days=30.0, turns=turns)
+
+
+def term(word: str) -> str:
+    (found,) = text.terms(word)
+    return found
+
+
+def test_the_table_is_of_this_engines_terms() -> None:
+    first = resources.files("mneme_core.memory").joinpath(forms.TABLE).read_text(encoding="utf-8")
+    assert first.splitlines()[0] == f"# {text.TERMS_VERSION}"
+    # Both ways, through the stemmer: a form is a term as recall makes it.
+    pairs = [("compete", "competition"), ("competition", "compete"), ("teacher", "teach")]
+    pairs += [("married", "marriage"), ("gardening", "gardener"), ("retiring", "retirement")]
+    for word, form in pairs:
+        assert term(form) in forms.forms(term(word)), (word, form)
+    # A word is never its own form ("hiking" and "hike" are one term already).
+    assert not [word for word in map(term, ["hike", "compete", "teach"]) if word in forms.forms(word)]
+
+
+def test_a_question_brings_its_words_forms_weighing_a_share_of_the_word() -> None:
+    found = ask("When did Rafi compete for the first time?")
+    competition = term("competition")
+    assert competition in found.terms() and term("competitor") in found.terms()
+    assert found.weights[competition] == pytest.approx(
+        forms.FORM * common.weight(competition) * found.weights.get(term("compete"), 1.0)
+    )
+    # A form the question says itself is its own term, once, weighing whole.
+    both = ask("Did Rafi compete in the competition?")
+    assert both.terms().count(competition) == 1
+    assert both.weights.get(competition, 1.0) == common.weight(competition) > forms.FORM
+    # A kind's member is a member first: "instrument" brings "drum" as its kind's, "drummer" as its form.
+    played = ask("Which instrument does the drummer play?")
+    assert term("drum") in kinds.members(term("instrument")) and term("drum") in forms.forms(term("drummer"))
+    assert played._members[term("drum")][0] == term("instrument")
+    assert ask("What does the drummer play?")._members[term("drum")][0] == term("drummer")
+
+
+def test_a_dialogue_so_far_is_not_widened() -> None:
+    turns = ("he's been fencing for a year now", "when does he compete next?")
+    assert term("competition") not in ask("\n".join(turns), turns).terms()
+
+
+COMPETITION = "Rafi had his first real competition last Saturday and came third"
+# Each shares words with the question, none its answer.
+OTHERS = [
+    "Rafi made me crepes on Sunday morning for the first time",
+    "First time Rafi took the bus to school alone",
+    "He won his first gold medal in Newcastle",
+    "Rafi starts at his new school on Monday",
+]
+
+
+@pytest.mark.parametrize("widen", [True, False])
+def test_a_note_told_by_a_derived_word_answers_the_question(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, widen: bool
+) -> None:
+    for said in [COMPETITION, *OTHERS]:
+        mneme.remember(S, said, kind="episode")
+        clock.now += DAY
+    if not widen:
+        monkeypatch.setattr(forms, "forms", lambda term: ())
+
+    found = mneme.recall(S, "When did Rafi compete for the first time?", limit=1, log=False)
+
+    # Without the forms "Rafi", "first" and "time" are all the evidence, and other notes have more of them.
+    assert (found.chosen[0].note.text == COMPETITION) is widen
+    if widen:
+        assert "competition" in found.chosen[0].why
