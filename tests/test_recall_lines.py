@@ -401,3 +401,22 @@ async def test_a_reply_to_a_line_not_addressed_to_the_companion_is_no_ones_conte
     # The reply answered a line in no one's index, so it is not Leo's line next to the match: his next is.
     assert [r.line.id for r in found.lines] == [first.id, after.id]
     assert found.lines[1].why == "beside a match"
+
+
+async def test_a_line_does_not_fade_with_age_as_a_note_does(mneme: Mneme, clock: Any) -> None:
+    # When a line was said tells when, not how much it matters (`recall.LINE_FADED`); a note fades.
+    old = await mneme.transcript.aadd_line(DM, subject=LEO, text="we took the train to Whitby", name="Leo")
+    mneme.remember(LEO, "Took the train to Whitby in spring", kind="episode")
+    clock.now += 300 * DAY
+    new = await mneme.transcript.aadd_line(DM, subject=LEO, text="we took the train to Whitby!", name="Leo")
+    mneme.remember(LEO, "Took the train to Whitby again", kind="episode")
+    clock.now += DAY
+
+    found = mneme.recall(LEO, "when did I take the train to Whitby?", lines=2, log=False)
+
+    lines = {r.line.id: r.score for r in found.lines}
+    assert set(lines) == {old.id, new.id}
+    assert lines[old.id] == pytest.approx(lines[new.id])
+    assert found.lines[0].line.id == new.id  # a tie: the later line first
+    notes = {r.note.text: r.score for r in found.chosen}
+    assert notes["Took the train to Whitby in spring"] < 0.8 * notes["Took the train to Whitby again"]

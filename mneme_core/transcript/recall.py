@@ -80,8 +80,8 @@ from ..memory import hops, index, overview
 from ..memory import recall as notes_recall
 from ..memory.recall import (
     DAY,
-    FADED,
     FUSION_K,
+    LINE_FADED,
     TRUSTED_Z,
     Ask,
     Reading,
@@ -263,7 +263,7 @@ def _fuse(
 
 def _factor(ask: Ask, at: float) -> float:
     fresh = 0.5 ** (max(0.0, ask.now - at) / DAY / ask.half_life_days)
-    return (FADED + (1 - FADED) * fresh) * ask.in_period(at)
+    return (LINE_FADED + (1 - LINE_FADED) * fresh) * ask.in_period(at)
 
 
 def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> list[RecalledLine]:
