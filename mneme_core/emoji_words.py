@@ -20,8 +20,8 @@ dialogues hold one that names a thing, as "顺丰冷链给你寄五斤过去🦐
 | blind 2, English, `--drift 2` | 0.475 / 0.583 | 0.475 / 0.608 | 0.175 / 0.212 |
 
 Every other benchmark set (the dev sets, fresh, long, blind, the other dialogue sets) is unchanged to the
-question: they hold almost no emoji. A text without one pays a search of its characters for them
-(non-ASCII text only).
+question: they hold almost no emoji. A text without one pays a search of its characters for the code points
+emoji are in (non-ASCII text only, `found`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import re
 from functools import cache
 from importlib import resources
 
-__all__ = ["TABLE", "names", "pattern"]
+__all__ = ["TABLE", "found", "names"]
 
 TABLE = "emoji_words.tsv"
 
@@ -43,7 +43,19 @@ def names() -> dict[str, str]:
     return {char: " ".join(name for name in said if name) for char, *said in rows}
 
 
+def found(text: str) -> list[str]:
+    """The table's emoji in a text, each once, in the order met."""
+    if _near().search(text) is None:
+        return []
+    named = names()
+    return [char for char in dict.fromkeys(text) if char in named]
+
+
 @cache
-def pattern() -> re.Pattern[str]:
-    """Matches one emoji of the table (compiled on first use)."""
-    return re.compile("[" + "".join(re.escape(char) for char in names()) + "]")
+def _near() -> re.Pattern[str]:
+    """Matches a character in the stretches of code points the table's emoji are in, one in the Basic
+    Multilingual Plane and one above it: a class of two ranges is searched in a microsecond or two, where a
+    class of the 867 emoji themselves took some 100 us for a sentence of Chinese."""
+    chars = sorted(names())
+    planes = ([c for c in chars if c <= "\uffff"], [c for c in chars if c > "\uffff"])
+    return re.compile("[" + "".join(f"{re.escape(p[0])}-{re.escape(p[-1])}" for p in planes if p) + "]")

@@ -319,7 +319,7 @@ def _terms(text: str) -> list[str]:
         elif len(part) > 1:  # a one-character stretch has no word of two characters
             for piece in _WORDS.findall(part):
                 found.extend(_word_terms(piece))
-    for char in dict.fromkeys(emoji_words.pattern().findall(folded)):  # 🥭: "mango", 芒果 (`emoji_words`)
+    for char in emoji_words.found(folded):  # 🥭: "mango", 芒果 (`emoji_words`)
         found.extend(_cached_terms(emoji_words.names()[char]))
     return list(dict.fromkeys(found))
 
