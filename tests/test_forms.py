@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
 
 import pytest
 
-from mneme_core import Mneme, text
+from mneme_core import text
 from mneme_core.memory import common, forms, kinds
 from mneme_core.memory.recall import Ask
 
@@ -57,31 +56,3 @@ def test_a_question_brings_its_words_forms_weighing_a_share_of_the_word() -> Non
 def test_a_dialogue_so_far_is_not_widened() -> None:
     turns = ("he's been fencing for a year now", "when does he compete next?")
     assert term("competition") not in ask("\n".join(turns), turns).terms()
-
-
-COMPETITION = "Rafi had his first real competition last Saturday and came third"
-# Each shares words with the question, none its answer.
-OTHERS = [
-    "Rafi made me crepes on Sunday morning for the first time",
-    "First time Rafi took the bus to school alone",
-    "He won his first gold medal in Newcastle",
-    "Rafi starts at his new school on Monday",
-]
-
-
-@pytest.mark.parametrize("widen", [True, False])
-def test_a_note_told_by_a_derived_word_answers_the_question(
-    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, widen: bool
-) -> None:
-    for said in [COMPETITION, *OTHERS]:
-        mneme.remember(S, said, kind="episode")
-        clock.now += DAY
-    if not widen:
-        monkeypatch.setattr(forms, "forms", lambda term: ())
-
-    found = mneme.recall(S, "When did Rafi compete for the first time?", limit=1, log=False)
-
-    # Without the forms "Rafi", "first" and "time" are all the evidence, and other notes have more of them.
-    assert (found.chosen[0].note.text == COMPETITION) is widen
-    if widen:
-        assert "competition" in found.chosen[0].why

@@ -1,5 +1,6 @@
 """A question that asks a kind ("What instrument...", "什么乐器") finds what was told by its name ("a cello",
-"古筝"), which it shares no word with (`memory.kinds`)."""
+"古筝"), which it shares no word with (`memory.kinds`); and one whose word has a derived form ("compete")
+finds what was told by that form ("competition", `memory.forms`: the table's own tests are in test_forms)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from mneme_core import Mneme, text
-from mneme_core.memory import common, kinds
+from mneme_core.memory import common, forms, kinds
 from mneme_core.memory.recall import Ask
 
 S = "discord:42"
@@ -58,22 +59,46 @@ OTHERS = [
 ]
 
 
+COMPETITION = "Rafi had his first real competition last Saturday and came third"
+FIRSTS = [
+    "Rafi made me crepes on Sunday morning for the first time",
+    "First time Rafi took the bus to school alone",
+    "He won his first gold medal in Newcastle",
+    "Rafi starts at his new school on Monday",
+]
+# What a question's word brings (`kinds.members`, `forms.forms`), the note told by it, notes that share the
+# question's other words and none of its answer, the question, and the term that finds the note.
+WIDENED = {
+    "a kind's member": (kinds, "members", CELLO, OTHERS, "Which instrument did I buy?", "cello"),
+    "a word's form": (
+        forms,
+        "forms",
+        COMPETITION,
+        FIRSTS,
+        "When did Rafi compete for the first time?",
+        "competition",
+    ),
+}
+
+
 @pytest.mark.parametrize("widen", [True, False])
-def test_a_note_told_by_its_name_answers_a_question_asked_by_its_kind(
-    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, widen: bool
+@pytest.mark.parametrize("case", WIDENED)
+def test_a_note_told_by_the_word_a_question_brings_answers_it(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, widen: bool, case: str
 ) -> None:
-    for said in [CELLO, *OTHERS]:
+    module, brings, answer, others, question, term = WIDENED[case]
+    for said in [answer, *others]:
         mneme.remember(S, said, kind="episode")
         clock.now += DAY
     if not widen:
-        monkeypatch.setattr(kinds, "members", lambda term: ())
+        monkeypatch.setattr(module, brings, lambda term: ())
 
-    found = mneme.recall(S, "Which instrument did I buy?", limit=1, log=False)
+    found = mneme.recall(S, question, limit=1, log=False)
 
-    # Without the kind's members "bought" and "music" are all the evidence, and fresher notes share them.
-    assert (found.chosen[0].note.text == CELLO) is widen
+    # Without what the question brings its other words are all the evidence, and fresher notes share them.
+    assert (found.chosen[0].note.text == answer) is widen
     if widen:
-        assert "cello" in found.chosen[0].why
+        assert term in found.chosen[0].why
 
 
 async def test_lines_too_and_in_chinese(mneme: Mneme, clock: Any) -> None:
