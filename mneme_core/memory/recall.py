@@ -6,7 +6,8 @@ notes still counts a little, so asking about what a person mostly talks about st
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
 characters, a lone common character is not evidence); for a dialogue so far, a tenth (its best match sums
 what it shares with many lines, see `query`). A question that asks a kind ("which instrument") also asks
-for its members ("cello", `kinds`).
+for its members ("cello", `kinds`), and an English word its derived forms ("compete": "competition",
+`forms`).
 
 Score. `evidence x (0.75 + 0.25 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
 breaks near ties between comparable evidence; it must not overturn a clear difference in it: a person asking
@@ -698,13 +699,13 @@ def _scored_fresh(
         entry = notes.setdefault(note_id, [0.0, 0, fresh_at, weight])
         entry[0] += w
         entry[1] |= 1 << i
+    faded = ask.faded
     scored = []
     for note_id, (evidence, hits, fresh_at, weight) in notes.items():
         fresh = (
             1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / 86400.0 / ask.half_life_days)
         )
         boost = ask.boost(fresh_at)
-        faded = ask.faded
         scored.append((note_id, evidence, hits, evidence * (faded + (1 - faded) * fresh) * weight * boost))
     return scored
 
