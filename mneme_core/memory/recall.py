@@ -251,8 +251,8 @@ class Ask:
         return PERIOD_BOOST if self.period is not None and self.period.holds(ts) else 1.0
 
     def terms(self) -> list[str]:
-        """The query's terms, less the words that named its period (unless nothing else is left), and the
-        members of the kinds a question asks about (`kinds`)."""
+        """The query's terms, less the words that named its period (unless nothing else is left), and what
+        a question's words bring beside themselves (`_members`: a kind's members, a word's forms)."""
         return [*self._terms, *self._members]
 
     @cached_property
@@ -699,15 +699,19 @@ def _scored_fresh(
         entry = notes.setdefault(note_id, [0.0, 0, fresh_at, weight])
         entry[0] += w
         entry[1] |= 1 << i
-    faded = ask.faded
     scored = []
     for note_id, (evidence, hits, fresh_at, weight) in notes.items():
-        fresh = (
-            1.0 if fresh_at is None else 0.5 ** (max(0.0, ask.now - fresh_at) / 86400.0 / ask.half_life_days)
-        )
-        boost = ask.boost(fresh_at)
-        scored.append((note_id, evidence, hits, evidence * (faded + (1 - faded) * fresh) * weight * boost))
+        fresh = kept(ask.faded, ask.now, fresh_at, ask.half_life_days)
+        scored.append((note_id, evidence, hits, evidence * fresh * weight * ask.boost(fresh_at)))
     return scored
+
+
+def kept(faded: float, now: float, fresh_at: float | None, half_life_days: float) -> float:
+    """What freshness leaves of a score: 1 when new (or undated), `faded` once faded completely, as in
+    `_ranking`'s statement; a line's (`LINE_FADED`) is always 1."""
+    if fresh_at is None or faded >= 1.0:
+        return 1.0
+    return faded + (1 - faded) * 0.5 ** (max(0.0, now - fresh_at) / DAY / half_life_days)
 
 
 # What scoring needs of a matched note, and its length for the budget; a `Note` is read whole only for the

@@ -79,7 +79,6 @@ from ..meaning.vectors import LINES as LINE_VECTORS
 from ..memory import hops, index, overview
 from ..memory import recall as notes_recall
 from ..memory.recall import (
-    DAY,
     FUSION_K,
     LINE_FADED,
     TRUSTED_Z,
@@ -87,6 +86,7 @@ from ..memory.recall import (
     Reading,
     Recall,
     Trace,
+    kept,
     nearest,
     word_ranked,
 )
@@ -262,8 +262,7 @@ def _fuse(
 
 
 def _factor(ask: Ask, at: float) -> float:
-    fresh = 0.5 ** (max(0.0, ask.now - at) / DAY / ask.half_life_days)
-    return (LINE_FADED + (1 - LINE_FADED) * fresh) * ask.in_period(at)
+    return kept(LINE_FADED, ask.now, at, ask.half_life_days) * ask.in_period(at)
 
 
 def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> list[RecalledLine]:
