@@ -38,10 +38,13 @@ from .errors import InvalidType, InvalidValue
 
 __all__ = [
     "LATEST",
+    "WRITTEN",
     "DateError",
     "day_start",
+    "day_written",
     "find",
     "local",
+    "nearest_day",
     "noon",
     "seconds",
     "stamp",
@@ -120,6 +123,11 @@ _EN_MONTH_DAY = re.compile(
 _EN_DAY_MONTH = re.compile(
     rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<name>{_NAMES})\b\.?{_YEAR}", re.IGNORECASE
 )
+
+
+WRITTEN = (_NUMERIC, _EN_MONTH_DAY, _EN_DAY_MONTH)
+"""The ways of writing a day that read alike in any language's text (digits, English month names);
+`day_written` reads a match."""
 
 
 class DateError(InvalidValue):
@@ -211,25 +219,32 @@ def find(text: str, now: float, zone: tzinfo | None = None, *, ahead: bool = Fal
             return ts
     today = local(now, zone).date()
     for _, month, day in _undated(text):
-        found = _next_day(month, day, today) if ahead else _nearest_day(month, day, today)
+        found = _next_day(month, day, today) if ahead else nearest_day(month, day, today)
         ts = _noon_of(found.year, found.month, found.day, zone) if found else None
         if ts is not None:
             return ts
     return None
 
 
+def _parts(match: re.Match[str]) -> tuple[int | None, int, int]:
+    """(year or None, month, day) of a match of one of `WRITTEN`."""
+    groups = match.groupdict()
+    if groups.get("name"):
+        month = _MONTHS[groups["name"].lower()]
+    else:
+        month = int(groups.get("month") or groups["zh_month"])
+    day = int(groups.get("day") or groups["zh_day"])
+    return (int(groups["year"]) if groups["year"] else None), month, day
+
+
 def _dated(text: str) -> list[tuple[int, int, int, int]]:
     """(position, year, month, day) of every date written with a year, in text order."""
     found = []
-    for match in _NUMERIC.finditer(text):
-        month = match["month"] or match["zh_month"]
-        day = match["day"] or match["zh_day"]
-        found.append((match.start(), int(match["year"]), int(month), int(day)))
-    for pattern in (_EN_MONTH_DAY, _EN_DAY_MONTH):
+    for pattern in WRITTEN:
         for match in pattern.finditer(text):
-            if match["year"]:
-                month = _MONTHS[match["name"].lower()]
-                found.append((match.start(), int(match["year"]), month, int(match["day"])))
+            year, month, day = _parts(match)
+            if year is not None:
+                found.append((match.start(), year, month, day))
     return sorted(found)
 
 
@@ -238,9 +253,17 @@ def _undated(text: str) -> list[tuple[int, int, int]]:
     found = [(m.start(), int(m["month"]), int(m["day"])) for m in _ZH_SHORT.finditer(text)]
     for pattern in (_EN_MONTH_DAY, _EN_DAY_MONTH):
         for match in pattern.finditer(text):
-            if not match["year"]:
-                found.append((match.start(), _MONTHS[match["name"].lower()], int(match["day"])))
+            year, month, day = _parts(match)
+            if year is None:
+                found.append((match.start(), month, day))
     return sorted(found)
+
+
+def day_written(match: re.Match[str], today: date) -> date | None:
+    """The day a match of one of `WRITTEN` names: with its year, that day (None if there is no such day);
+    without, the nearest such day to `today` (`nearest_day`)."""
+    year, month, day = _parts(match)
+    return _day(year, month, day) if year is not None else nearest_day(month, day, today)
 
 
 def _day(year: int, month: int, day: int) -> date | None:
@@ -250,7 +273,8 @@ def _day(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def _nearest_day(month: int, day: int, today: date) -> date | None:
+def nearest_day(month: int, day: int, today: date) -> date | None:
+    """The day of this month and day nearest to `today` (a tie goes to the coming one), or None if none is."""
     # Nine years around today so that 2月29日 still finds a leap year; a tie goes to the coming day.
     days = [d for year in range(today.year - 4, today.year + 5) if (d := _day(year, month, day))]
     if not days:

@@ -431,7 +431,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             now=now,
             half_life_days=self.settings.half_life_days,
             within=_within(**({name: o[name] for name in ("kinds", "since", "until")} if within else {})),
-            period=periods.named(query, now, self.settings.zone),
+            period=periods.named_latest(query, turns, now, self.settings.zone),
             turns=turns,
             **_said(**{name: o[name] for name in SAID}),
             lifecycle=self.lifecycle if self.lifecycle.enabled else None,

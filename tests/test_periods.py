@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mneme_core import Mneme, periods
+from mneme_core import Mneme, holidays, periods
 
 EIGHT = timezone(timedelta(hours=8))
 NOW = datetime(2024, 6, 16, 21, 0, tzinfo=EIGHT).timestamp()  # a Sunday evening in Shanghai
@@ -41,6 +41,49 @@ def span(query: str, now: float = NOW, zone=EIGHT) -> tuple[date, date] | None:
         ("五一假期去了哪里", date(2024, 5, 1), date(2024, 5, 6)),
         ("昨天吃了什么", date(2024, 6, 15), date(2024, 6, 16)),
         ("三天前发生了什么", date(2024, 6, 12), date(2024, 6, 15)),
+        # A day of the week, the weekend, the days just past (NOW is a Sunday).
+        ("what did she do last Friday?", date(2024, 6, 14), date(2024, 6, 15)),
+        ("what did we do on Sunday?", date(2024, 6, 9), date(2024, 6, 10)),  # the latest before today
+        ("what happened this Monday", date(2024, 6, 10), date(2024, 6, 11)),
+        ("what did you do over the weekend?", date(2024, 6, 15), date(2024, 6, 17)),  # this one has begun
+        ("the week before last", date(2024, 5, 27), date(2024, 6, 3)),
+        ("the month before last", date(2024, 4, 1), date(2024, 5, 1)),
+        ("what did we talk about the other day", date(2024, 6, 6), date(2024, 6, 16)),
+        ("anything new in the past few days?", date(2024, 6, 13), date(2024, 6, 17)),
+        ("where did I go a fortnight ago", date(2024, 5, 26), date(2024, 6, 10)),
+        ("what did I do this time last year", date(2023, 6, 3), date(2023, 7, 2)),
+        # Seasons and holidays without "last" or "this": the latest that has begun.
+        ("where did they go over the summer?", date(2024, 6, 1), date(2024, 9, 1)),
+        ("what did you do in the autumn", date(2023, 9, 1), date(2023, 12, 1)),
+        ("the autumn of 2021", date(2021, 9, 1), date(2021, 12, 1)),
+        ("what did he get last Christmas?", date(2023, 12, 20), date(2024, 1, 1)),
+        ("what did they do at Easter", date(2024, 3, 29), date(2024, 4, 2)),  # Good Friday to Monday
+        ("what did we eat at Thanksgiving", date(2023, 11, 23), date(2023, 11, 27)),
+        ("what did you get for Valentine's Day", date(2024, 2, 13), date(2024, 2, 16)),
+        ("the summer before last", date(2022, 6, 1), date(2022, 9, 1)),  # last summer is 2023's
+        ("what happened in early 2023", date(2023, 1, 1), date(2023, 5, 1)),
+        ("by late 2022 she had moved", date(2022, 9, 1), date(2023, 1, 1)),
+        # A day written out, as `dates` reads it: with its year, or the nearest such day.
+        ("what did I tell you on March 5th?", date(2024, 3, 5), date(2024, 3, 6)),
+        ("what did she buy on May 7, 2023", date(2023, 5, 7), date(2023, 5, 8)),
+        ("what happened on 5 March 2023", date(2023, 3, 5), date(2023, 3, 6)),  # not the month
+        ("what's on for July 2nd?", date(2024, 7, 2), date(2024, 7, 3)),  # a plan: nearer ahead
+        ("前几天说了什么", date(2024, 6, 6), date(2024, 6, 16)),
+        ("这两天怎么样", date(2024, 6, 13), date(2024, 6, 17)),
+        ("半年前发生了什么", date(2023, 9, 17), date(2024, 3, 18)),
+        ("十五天前", date(2024, 5, 31), date(2024, 6, 3)),  # not 五天前
+        ("上周六我们去哪了", date(2024, 6, 8), date(2024, 6, 9)),
+        ("星期天吃了什么", date(2024, 6, 9), date(2024, 6, 10)),
+        ("这周三的会", date(2024, 6, 12), date(2024, 6, 13)),
+        ("上个周末干嘛了", date(2024, 6, 8), date(2024, 6, 10)),
+        ("三月十五号发生了什么", date(2024, 3, 15), date(2024, 3, 16)),
+        ("去年12月25日", date(2023, 12, 25), date(2023, 12, 26)),
+        ("2023年三月", date(2023, 3, 1), date(2023, 4, 1)),
+        ("端午节去哪了", date(2024, 5, 28), date(2024, 6, 27)),
+        ("清明回老家了吗", date(2024, 4, 3), date(2024, 4, 8)),
+        ("去年这个时候在干嘛", date(2023, 6, 3), date(2023, 7, 2)),
+        ("年初那会儿", date(2024, 1, 1), date(2024, 4, 1)),
+        ("去年底换的工作", date(2023, 10, 1), date(2024, 1, 1)),
     ],
 )
 def test_a_named_time_is_the_period_it_means(query: str, start: date, end: date) -> None:
@@ -51,6 +94,18 @@ def test_a_question_without_a_time_names_none() -> None:
     assert span("what is my cat called?") is None
     assert span("我的猫叫什么名字？") is None
     assert span("may I ask what you like?") is None  # "may" alone is not the month
+    # What is done every week, or for a week, is no day of it; "this time" alone is now.
+    for query in (
+        "I go swimming on Mondays",
+        "see you every Monday",
+        "she paints on Thursday evenings",
+        "每周三去游泳",
+        "每个周末都加班",
+        "一周一次",
+    ):
+        assert span(query) is None, query
+    assert span("this time I mean it, this year") == (date(2024, 1, 1), date(2025, 1, 1))
+    assert span("这周一直很忙") == (date(2024, 6, 10), date(2024, 6, 17))  # the week, not its Monday
 
 
 PHRASES = (
@@ -60,6 +115,11 @@ PHRASES = (
     "early December 2022", "mid jan", "August 2020", "during 1999", "两个月前", "十二天前", "几个礼拜前",
     "大前天", "今晚", "上上周", "这个星期", "这礼拜", "上上个月", "本月", "前年冬天", "春季", "明年十二月份",
     "3月", "去年的春节", "寒假", "中秋", "前年年底", "今年上半年", "今年",
+    "last Friday", "on Sunday", "over the weekend", "the week before last", "the past two weeks",
+    "the other day", "a fortnight ago", "this time last year", "in the spring", "Easter", "Thanksgiving",
+    "Halloween", "valentine's day", "late 2022", "March 5th", "5 March 2023", "2023-03-05", "前几天",
+    "这两天", "半年前", "上周六", "星期天", "周末", "三月十五号", "2023年", "端午", "清明", "元宵", "七夕",
+    "情人节", "去年这个时候", "年初",
 )  # fmt: skip
 
 
@@ -72,6 +132,35 @@ def test_a_query_without_any_hint_is_passed_over_and_every_named_time_has_one() 
             assert matched, query  # the phrases are ones the patterns know
             assert periods._may_name(query), query
     assert not periods._may_name("what is my cat called?") and not periods._may_name("我的猫叫什么名字？")
+
+
+@pytest.mark.parametrize(
+    ("year", "easter", "thanksgiving"),
+    [(2023, date(2023, 4, 9), date(2023, 11, 23)), (2024, date(2024, 3, 31), date(2024, 11, 28)),
+     (2025, date(2025, 4, 20), date(2025, 11, 27)), (2038, date(2038, 4, 25), date(2038, 11, 25))],
+)  # fmt: skip
+def test_a_holiday_that_moves_is_worked_out_for_its_year(year: int, easter: date, thanksgiving: date) -> None:
+    assert holidays.span("easter", year) == (easter - timedelta(days=2), easter + timedelta(days=2))
+    assert holidays.span("thanksgiving", year)[0] == thanksgiving
+    assert holidays.span("元旦", year) == (date(year - 1, 12, 31), date(year, 1, 3))  # named by its January
+    # The latest that has begun: on Easter Saturday this year's; the day before Good Friday last year's.
+    assert holidays.latest("easter", easter - timedelta(days=1))[0] == easter - timedelta(days=2)
+    assert holidays.latest("easter", easter - timedelta(days=3)) == holidays.span("easter", year - 1)
+
+
+def test_a_dialogue_so_far_names_the_time_its_latest_line_names() -> None:
+    """What an earlier line named was that moment's talk; the latest line is what is asked now."""
+    talk = ["I'm off to Lisbon last week, it was lovely", "oh nice, what did you eat?", "we had sardines"]
+    query = "\n".join(talk)
+    assert periods.named_latest(query, tuple(talk), NOW, EIGHT) is None
+    assert periods.named(query, NOW, EIGHT) is not None  # the whole text does name one
+    asked = [*talk, "and what did we cook last Friday?"]
+    query = "\n".join(asked)
+    found = periods.named_latest(query, tuple(asked), NOW, EIGHT)
+    assert found is not None and found.rest_of(query).endswith("and what did we cook  ?")
+    assert "last week" in found.rest_of(query)  # only the latest line's phrase is left out
+    one = "what did we cook last Friday?"
+    assert periods.named_latest(one, (), NOW, EIGHT) == periods.named(one, NOW, EIGHT)
 
 
 def test_the_day_is_the_companions_day() -> None:
@@ -103,6 +192,30 @@ def test_recall_boosts_what_happened_in_the_named_period(mneme: Mneme, clock: An
     last_year = mneme.recall("s", "where did I go camping last year?")
     assert last_year.chosen[0].note.id == year_ago.id
     assert {r.note.id for r in last_year.chosen} >= {year_ago.id, week_ago.id}  # boosted, not filtered
+
+
+@pytest.mark.parametrize(
+    ("told", "question"),
+    [
+        (("went hiking with Ana", "went hiking with Ben"), "who did I go hiking with last Saturday?"),
+        (("和小王去爬山了", "和小李去爬山了"), "上周六和谁去爬山了？"),
+        (("cooked dumplings for the family", "cooked noodles for the family"), "what did I cook at Easter?"),
+        (("去外婆家吃了粽子", "去舅舅家吃了饺子"), "端午节去谁家吃饭了？"),
+    ],
+)
+def test_a_day_or_a_holiday_named_boosts_what_happened_then(
+    mneme: Mneme, clock: Any, told: tuple[str, str], question: str
+) -> None:
+    """The newer of two notes alike wins a question that names no time; the one dated in the named day or
+    holiday wins when it is named."""
+    clock.set(datetime(2024, 8, 20, 21, 0, tzinfo=EIGHT).timestamp())  # a Tuesday, the mneme fixture's zone
+    named = periods.named(question, clock.now, mneme.settings.zone)
+    assert named is not None and named.reach() < clock.now - 7200
+    then = mneme.remember("s", told[0], kind="episode", happened_at=named.start + 3600)
+    newer = mneme.remember("s", told[1], kind="episode", happened_at=clock.now - 7200)
+    assert mneme.recall("s", named.rest_of(question)).chosen[0].note.id == newer.id
+    chosen = [r.note.id for r in mneme.recall("s", question).chosen]
+    assert chosen[0] == then.id and newer.id in chosen  # boosted, not filtered
 
 
 def test_a_question_asking_when_and_a_line_telling_when() -> None:
