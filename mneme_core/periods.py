@@ -224,6 +224,15 @@ _HINTS = (
 _YEAR = re.compile(r"\d{4}")
 
 
+# What a pattern's text needs before it is worth a scan: Chinese patterns a Chinese character, a day written
+# out a digit, the English ones a Latin letter (a line of one script skips half the patterns).
+_SCRIPTS = {"zh": re.compile(r"[\u4e00-\u9fff]"), "written": re.compile(r"\d"), "en": re.compile(r"[A-Za-z]")}
+
+
+def _script(name: str) -> str:
+    return "zh" if name.startswith("zh_") else "written" if name == "written" else "en"
+
+
 def _may_name(query: str) -> bool:
     folded = query.casefold()
     return any(hint in folded for hint in _HINTS) or _YEAR.search(query) is not None
@@ -235,7 +244,10 @@ def named(query: str, now: float, zone: tzinfo | None = None) -> Period | None:
         return None
     today = dates.local(now, zone).date()
     best: tuple[int, Period] | None = None
+    script = {kind for kind, tell in _SCRIPTS.items() if tell.search(query)}
     for name, pattern in _PATTERNS:
+        if _script(name) not in script:
+            continue
         for match in pattern.finditer(query):
             if best is not None and match.start() >= best[0]:
                 break
