@@ -1,6 +1,6 @@
 import math
 import time
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -245,6 +245,26 @@ def test_find_finds_the_next_leap_day():
 def test_find_ignores_words_that_only_look_like_months():
     assert dates.find("mayday 5", NOW, EAST8) is None
     assert dates.find("Sept 123", NOW, EAST8) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("on 2023-03-05", date(2023, 3, 5)),
+        ("2023年3月5日", date(2023, 3, 5)),
+        ("May 7, 2023", date(2023, 5, 7)),
+        ("the 5th of March 2021", date(2021, 3, 5)),
+        ("March 5th", date(2024, 3, 5)),  # no year: the nearest to 2024-06-16
+        ("Dec 25", date(2023, 12, 25)),
+        ("Feb 30 2023", None),  # no such day
+    ],
+)
+def test_day_written_reads_a_match_of_any_written_form(text: str, day: date | None) -> None:
+    """`periods` finds days with `WRITTEN` and reads them with `day_written`, as `find` does."""
+    today = date(2024, 6, 16)
+    found = [m for pattern in dates.WRITTEN for m in pattern.finditer(text)]
+    assert len(found) == 1, text
+    assert dates.day_written(found[0], today) == day
 
 
 def test_find_returns_noon_in_the_zone():

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from mneme_core import Mneme, holidays, periods
+from mneme_core import Mneme, periods
+from mneme_core.periods import holidays
 
 EIGHT = timezone(timedelta(hours=8))
 NOW = datetime(2024, 6, 16, 21, 0, tzinfo=EIGHT).timestamp()  # a Sunday evening in Shanghai
@@ -60,6 +61,12 @@ def span(query: str, now: float = NOW, zone=EIGHT) -> tuple[date, date] | None:
         ("what did they do at Easter", date(2024, 3, 29), date(2024, 4, 2)),  # Good Friday to Monday
         ("what did we eat at Thanksgiving", date(2023, 11, 23), date(2023, 11, 27)),
         ("what did you get for Valentine's Day", date(2024, 2, 13), date(2024, 2, 16)),
+        ("what did she make for the Christmas potluck?", date(2023, 12, 20), date(2024, 1, 1)),
+        ("what did Emily buy on Singles' Day", date(2023, 11, 10), date(2023, 11, 13)),
+        ("双十一买了啥", date(2023, 11, 10), date(2023, 11, 13)),
+        ("what did Owen get up to last October?", date(2023, 10, 1), date(2023, 11, 1)),
+        ("what did we do last March", date(2024, 3, 1), date(2024, 4, 1)),  # the latest before this month
+        ("where are we going this October", date(2024, 10, 1), date(2024, 11, 1)),
         ("the summer before last", date(2022, 6, 1), date(2022, 9, 1)),  # last summer is 2023's
         ("what happened in early 2023", date(2023, 1, 1), date(2023, 5, 1)),
         ("by late 2022 she had moved", date(2022, 9, 1), date(2023, 1, 1)),
@@ -94,6 +101,7 @@ def test_a_question_without_a_time_names_none() -> None:
     assert span("what is my cat called?") is None
     assert span("我的猫叫什么名字？") is None
     assert span("may I ask what you like?") is None  # "may" alone is not the month
+    assert span("this may be wrong") is None and span("he only plays singles") is None
     # What is done every week, or for a week, is no day of it; "this time" alone is now.
     for query in (
         "I go swimming on Mondays",
@@ -222,8 +230,20 @@ def test_a_question_asking_when_and_a_line_telling_when() -> None:
     assert periods.asks_when("When did Corinne move out?")
     assert periods.asks_when("周然的妈妈是什么时候来杭州的？")
     assert periods.asks_when("What year did they marry?")
+    assert periods.asks_when("Roughly when did the foster dog arrive?")
+    assert periods.asks_when("她啥时候搬的家？")
     assert not periods.asks_when("What did she cook last week?")
-    for said in ("Left last week.", "We finished on the 8th", "She died in 2015.", "上周来的", "三月二十二"):
+    for said in (
+        "Left last week.",
+        "We finished on the 8th",
+        "She died in 2015.",
+        "We went over the weekend",
+        "上周来的",
+        "三月二十二",
+        "周六去的",
+        "端午回的老家",
+        "前几天刚搬",
+    ):
         assert periods.tells_when(said), said
     for said in ("Packed! There was a queue down the street.", "Eight episodes, called Sunken Stories."):
         assert not periods.tells_when(said), said
