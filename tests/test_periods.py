@@ -167,6 +167,8 @@ def test_a_dialogue_so_far_names_the_time_its_latest_line_names() -> None:
     found = periods.named_latest(query, tuple(asked), NOW, EIGHT)
     assert found is not None and found.rest_of(query).endswith("and what did we cook  ?")
     assert "last week" in found.rest_of(query)  # only the latest line's phrase is left out
+    elsewhere = periods.named_latest("a different text", tuple(asked), NOW, EIGHT)
+    assert elsewhere is not None and elsewhere.rest_of("a different text") == "a different text"
     one = "what did we cook last Friday?"
     assert periods.named_latest(one, (), NOW, EIGHT) == periods.named(one, NOW, EIGHT)
 

@@ -234,9 +234,11 @@ def named_latest(query: str, lines: tuple[str, ...], now: float, zone: tzinfo | 
     if not lines:
         return named(query, now, zone)
     found = named(lines[-1], now, zone)
+    if found is None:
+        return None
     at = query.rfind(lines[-1])
-    if found is None or at < 0:
-        return found
+    if at < 0:  # the line is not in the query as it was cleaned: its words stay in the question
+        return replace(found, phrase=(0, 0))
     a, b = found.phrase
     return replace(found, phrase=(a + at, b + at))
 
