@@ -49,6 +49,12 @@ talk, young people's slang, middle-aged voice-message run-ons) and English texti
 dialogues a file, the marked memories reached by their own words, by paraphrase and sideways, about a third
 each.
 
+`blind3_time_*.txt`, built into `blind3_time.json`, were written the same way on 2026-12-03 (a third round)
+for the times questions name: two conversations of 2024 (English and Chinese, 14 sessions each), whose 24
+temporal questions each name the time of what they ask ("last Friday", "over Easter", "上周六", "端午",
+"半个月前"; relative ones seen from the day after the last session) among events of the same kind that
+recur over the year, and 6 questions each whose time word says nothing of when (a habit, a plan).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -181,6 +187,7 @@ def main() -> int:
     build_dialogues("blind_dialogue_*.txt", "blind_dialogues.json")
     build("blind2", "blind2.json")
     build_dialogues("blind2_dialogue_*.txt", "blind2_dialogues.json")
+    build("blind3_time", "blind3_time.json")
     return 0
 
 
