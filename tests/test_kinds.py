@@ -1,6 +1,7 @@
 """A question that asks a kind ("What instrument...", "什么乐器") finds what was told by its name ("a cello",
 "古筝"), which it shares no word with (`memory.kinds`); and one whose word has a derived form ("compete")
-finds what was told by that form ("competition", `memory.forms`: the table's own tests are in test_forms)."""
+finds what was told by that form ("competition", `memory.forms`: the table's own tests are in test_forms); a
+relative asked by one name ("mother") finds what was told by another ("mum", `memory.kin`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from mneme_core import Mneme, text
-from mneme_core.memory import common, forms, kinds
+from mneme_core.memory import common, forms, kin, kinds
 from mneme_core.memory.recall import Ask
 
 S = "discord:42"
@@ -42,10 +43,22 @@ def test_a_question_brings_its_kinds_members_weighing_a_share_of_the_kind() -> N
     assert named.weights.get("cello", 1.0) == common.weight("cello") > kinds.MEMBER
 
 
+def test_every_word_for_a_relative_brings_the_others_of_its_group_and_nothing_else() -> None:
+    for group in kin.GROUPS:
+        terms = {text.terms(word)[0] for word in group}
+        for term in terms:
+            assert set(kin.others(term)) == terms - {term}, (group, term)
+    assert kin.others("friend") == () and kin.others("朋友") == ()
+    found = ask("外婆身体怎么样？")
+    assert "姥姥" in found.terms() and found.weights["姥姥"] == pytest.approx(kin.weight("姥姥"))
+
+
 def test_a_dialogue_so_far_is_not_widened() -> None:
     turns = ("what a day at work", "which instrument are you learning again?")
     assert "cello" not in ask("\n".join(turns), turns).terms()
     assert "cello" not in ask("How was your day?").terms()
+    turns = ("my mother called", "how is she?")
+    assert "mum" not in ask("\n".join(turns), turns).terms()
 
 
 CELLO = "I finally bought a cello from a retired music teacher"
@@ -66,9 +79,17 @@ FIRSTS = [
     "He won his first gold medal in Newcastle",
     "Rafi starts at his new school on Monday",
 ]
-# What a question's word brings (`kinds.members`, `forms.forms`), the note told by it, notes that share the
-# question's other words and none of its answer, the question, and the term that finds the note.
+MUM = "My mum turns 74 next week and still takes the train alone"
+OLDS = [
+    "How old is the oldest tree in the park?",
+    "An old friend from school called today",
+    "Lily is old enough to walk to school now",
+    "The old piano finally went to a new home",
+]
+# What a question's word brings (`kin.others`, `kinds.members`, `forms.forms`), the note told by it, notes
+# that share the question's other words and none of its answer, the question, and the term that finds it.
 WIDENED = {
+    "another word for a relative": (kin, "others", MUM, OLDS, "How old is my mother?", "mum"),
     "a kind's member": (kinds, "members", CELLO, OTHERS, "Which instrument did I buy?", "cello"),
     "a word's form": (
         forms,

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from mneme_core import Mneme, periods
+from mneme_core.memory import common
+from mneme_core.memory.recall import MUTED, Ask
 from mneme_core.periods import holidays
 
 EIGHT = timezone(timedelta(hours=8))
@@ -226,6 +228,29 @@ def test_a_day_or_a_holiday_named_boosts_what_happened_then(
     assert mneme.recall("s", named.rest_of(question)).chosen[0].note.id == newer.id
     chosen = [r.note.id for r in mneme.recall("s", question).chosen]
     assert chosen[0] == then.id and newer.id in chosen  # boosted, not filtered
+
+
+def test_the_words_naming_a_time_weigh_less_and_still_find_a_line_that_names_it_too(
+    mneme: Mneme, clock: Any
+) -> None:
+    """ "for Christmas" told a week into January, past the period's reach: the boost misses it, the word
+    does not (it was left out of the question before, and the other gift won)."""
+    clock.set(datetime(2024, 11, 21, 12, 0, tzinfo=EIGHT).timestamp())
+    told = mneme.remember(
+        "s",
+        "I finally used the cookbook you gave me for Christmas",
+        kind="episode",
+        happened_at=datetime(2024, 1, 7, 18, 0, tzinfo=EIGHT).timestamp(),
+    )
+    mneme.remember("s", "you gave me headphones for my birthday", kind="episode", happened_at=clock.now - DAY)
+    question = "What did you give me last Christmas?"
+    named = periods.named(question, clock.now, mneme.settings.zone)
+    ask = Ask(space="s", subject="s", query=question, now=clock.now, half_life_days=30.0, period=named)
+    assert named is not None and not named.holds(told.happened_at)
+    assert ask.naming == {"last", "christma"}  # the stems of the phrase's words, not "give"
+    assert ask.weights["christma"] == pytest.approx(MUTED * common.weight("christma"))
+    assert ask.weights.get("give", 1.0) == pytest.approx(common.weight("give"))
+    assert mneme.recall("s", question).chosen[0].note.id == told.id
 
 
 def test_a_question_asking_when_and_a_line_telling_when() -> None:

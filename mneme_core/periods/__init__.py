@@ -2,8 +2,9 @@
 
 A question that names a time means what happened then: "what did she cook last week?" is not about the
 cooking of a year ago. `named` finds the first such phrase in a question and gives the `Period` it means, in
-the companion's zone, seen from now, and where the phrase stands so recall can match the rest of the
-question by its words (the words "last" and "week" are not evidence of anything).
+the companion's zone, seen from now, and where the phrase stands, so recall can weigh the phrase's words
+less than the rest of the question (`recall.Ask.naming`: "last" and "week" are little evidence, though a
+line may name a time as the question does: "for the past few days").
 
 Recall then boosts what is dated in the period (a note by when it happened, a line by when it was said)
 rather than dropping the rest: people tell of a weekend on the Monday after, a plan is said before it
@@ -131,10 +132,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "season",
             rf"\b(?:in|over|during)\s+(?:the\s+)?(?P<season>{_SEASON_NAMES})(?:time)?\b(?!\s+of\s+\d)",
         ),
-        ("holiday", r"\b(?P<holiday>new year)'?s?(?: eve| day)?\b|\b(?P<singles>singles)'? day\b"),
         (
             "holiday",
-            r"\b(?P<holiday>christmas|easter|thanksgiving|halloween|valentine)(?:'?s)?(?: day| eve)?\b",
+            r"\b(?:(?:last|this|past)\s+)?"
+            r"(?:(?P<holiday>new year)'?s?(?: eve| day)?|(?P<singles>singles)'? day)\b",
+        ),
+        (
+            "holiday",
+            r"\b(?:(?:last|this|past)\s+)?(?P<holiday>christmas|easter|thanksgiving|halloween|valentine)(?:'?s)?"
+            r"(?: day| eve)?\b",
         ),
         # "last October", "this October"; not "this May" ("this may be" is no month).
         ("month_which", rf"\b(?P<which>last|past)\s+{_MONTH}\b"),
