@@ -256,7 +256,7 @@ class Ask:
         """The query's terms (the words that named its period among them, weighing less: `naming`), and what
         a question's words bring beside themselves (`_members`: a relative's other names, a kind's members, a
         word's forms)."""
-        return [*self._terms, *self._members]
+        return [*self.asked, *self._members]
 
     @cached_property
     def _members(self) -> dict[str, tuple[str, float]]:
@@ -266,16 +266,12 @@ class Ask:
         English words ("competition" -> "compete", `forms`); none for a dialogue so far."""
         if self.turns:
             return {}
-        found = {other: (term, kin.weight(other)) for other, term in kin.widened(self._terms).items()}
-        for member, kind in kinds.widened(self._terms).items():
+        found = {other: (term, kin.weight(other)) for other, term in kin.widened(self.asked).items()}
+        for member, kind in kinds.widened(self.asked).items():
             found.setdefault(member, (kind, kinds.weight(member, kind)))
-        for form, term in forms.widened(self._terms).items():
+        for form, term in forms.widened(self.asked).items():
             found.setdefault(form, (term, forms.weight(form)))
         return found
-
-    @cached_property
-    def _terms(self) -> tuple[str, ...]:
-        return self.asked
 
     @cached_property
     def naming(self) -> frozenset[str]:
@@ -309,7 +305,7 @@ class Ask:
     @cached_property
     def weights(self) -> dict[str, float]:
         """What each of the query's terms weighs (see `query.weighted`), worked out once."""
-        weights = query.weighted(self.turns, list(self._terms), self.query)
+        weights = query.weighted(self.turns, list(self.asked), self.query)
         for member, (term, share) in self._members.items():
             weights[member] = share * weights.get(term, 1.0)
         for term in self.muted:
