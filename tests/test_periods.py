@@ -55,6 +55,7 @@ def span(query: str, now: float = NOW, zone=EIGHT) -> tuple[date, date] | None:
         ("anything new in the past few days?", date(2024, 6, 13), date(2024, 6, 17)),
         ("where did I go a fortnight ago", date(2024, 5, 26), date(2024, 6, 10)),
         ("what did I do this time last year", date(2023, 6, 3), date(2023, 7, 2)),
+        ("what was I doing a year ago today", date(2023, 6, 3), date(2023, 7, 2)),
         # Seasons and holidays without "last" or "this": the latest that has begun.
         ("where did they go over the summer?", date(2024, 6, 1), date(2024, 9, 1)),
         ("what did you do in the autumn", date(2023, 9, 1), date(2023, 12, 1)),
@@ -173,6 +174,18 @@ def test_a_dialogue_so_far_names_the_time_its_latest_line_names() -> None:
     assert elsewhere is not None and elsewhere.rest_of("a different text") == "a different text"
     one = "what did we cook last Friday?"
     assert periods.named_latest(one, (), NOW, EIGHT) == periods.named(one, NOW, EIGHT)
+
+
+def test_every_holiday_a_question_can_name_has_its_days_in_every_year() -> None:
+    named = set(periods._ZH_HOLIDAYS.split("|")) | {"christmas", "new year", "singles", "easter", "valentine"}
+    assert named <= set(holidays.NAMES)  # a pattern's holiday is never missing from the table
+    for name in holidays.NAMES:
+        for year in range(2000, 2041):
+            start, end = holidays.span(name, year)
+            assert 1 <= (end - start).days <= 62 and start.year in (year - 1, year), (name, year)
+        today = date(2024, 6, 16)
+        start, _ = holidays.latest(name, today)
+        assert start <= today < start + timedelta(days=366), name
 
 
 def test_the_day_is_the_companions_day() -> None:

@@ -105,13 +105,14 @@ _ZH_HOLIDAYS = (
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
+        # Before "ago": "a year ago today" is the day, not the year around it.
+        ("same_time", r"\b(?:(?:around\s+)?this time|a year ago today)\s*(?P<back>last year)?\b"),
         ("ago", rf"\b{_EN_N}\s+(?P<unit>days?|weeks?|fortnights?|months?|years?)\s+ago\b"),
         # A day written out ("March 5th", "5 March 2023", "2023-03-05", "2023年3月5日"): `dates` reads it.
         *(("written", p.pattern) for p in dates.WRITTEN),
         ("day_before", r"\bthe day before yesterday\b"),
         ("yesterday", r"\b(?:yesterday|last night)\b"),
         ("today", r"\b(?:today|tonight|this morning)\b"),
-        ("same_time", r"\b(?:(?:around\s+)?this time|a year ago today)\s*(?P<back>last year)?\b"),
         ("before_last", rf"\bthe\s+(?P<unit>week|weekend|month|year|{_SEASON_NAMES})\s+before\s+last\b"),
         ("weekend", r"\b(?P<which>last|this|past)\s+weekend\b"),
         ("weekend", r"\b(?:over|at|on|during)\s+the\s+weekend\b"),

@@ -49,8 +49,8 @@ _SEASONS = {
     "冬": 12,
 }
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14, "month": 30,
-          "months": 30, "year": 365, "years": 365, "天": 1, "日": 1, "周": 7, "星期": 7, "个星期": 7,
-          "礼拜": 7, "个礼拜": 7, "个月": 30, "月": 30, "年": 365}  # fmt: skip
+          "months": 30, "year": 365, "years": 365, "天": 1, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7,
+          "个礼拜": 7, "个月": 30, "年": 365}  # fmt: skip
 _ZH_YEAR = {"今年": 0, "去年": -1, "前年": -2, "明年": 1}
 
 _DAY = timedelta(days=1)
@@ -360,8 +360,7 @@ def _zh_month_num(m: re.Match[str], today: date) -> Span | None:
 
 
 def _zh_holiday(m: re.Match[str], today: date) -> Span:
-    name = "五一" if m["holiday"] == "劳动节" else m["holiday"]
-    year = _zh_year_of(m, today)
+    name, year = m["holiday"], _zh_year_of(m, today)
     return holidays.span(name, year) if year is not None else holidays.latest(name, today)
 
 
