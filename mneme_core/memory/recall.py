@@ -308,9 +308,9 @@ class Ask:
         weights = query.weighted(self.turns, list(self.asked), self.query)
         for member, (term, share) in self._members.items():
             weights[member] = share * weights.get(term, 1.0)
-        for term in self.muted:
-            weights[term] = weights.get(term, 1.0) * MUTED
-        for term in self.naming:
+        # Disjoint: an event's words are muted only when the question named no period (`anchors`), and the
+        # period an event dates names no phrase.
+        for term in self.muted | self.naming:
             weights[term] = weights.get(term, 1.0) * MUTED
         return weights
 

@@ -208,6 +208,9 @@ def _script(name: str) -> str:
     return "zh" if name.startswith("zh_") else "written" if name == "written" else "en"
 
 
+_SCRIPTED = tuple((name, _script(name), pattern) for name, pattern in _PATTERNS)
+
+
 def _may_name(query: str) -> bool:
     folded = query.casefold()
     return any(hint in folded for hint in _HINTS) or _YEAR.search(query) is not None
@@ -220,8 +223,8 @@ def named(query: str, now: float, zone: tzinfo | None = None) -> Period | None:
     today = dates.local(now, zone).date()
     best: tuple[int, Period] | None = None
     script = {kind for kind, tell in _SCRIPTS.items() if tell.search(query)}
-    for name, pattern in _PATTERNS:
-        if _script(name) not in script:
+    for name, needs, pattern in _SCRIPTED:
+        if needs not in script:
             continue
         for match in pattern.finditer(query):
             if best is not None and match.start() >= best[0]:
