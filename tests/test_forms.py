@@ -53,6 +53,18 @@ def test_a_question_brings_its_words_forms_weighing_a_share_of_the_word() -> Non
     assert ask("What does the drummer play?")._members[term("drum")][0] == term("drummer")
 
 
-def test_a_dialogue_so_far_is_not_widened() -> None:
-    turns = ("he's been fencing for a year now", "when does he compete next?")
-    assert term("competition") not in ask("\n".join(turns), turns).terms()
+def test_a_dialogue_so_far_brings_forms_at_its_lines_weight() -> None:
+    turns = (
+        "when does he compete next?",
+        "he's been fencing for a year now",
+        "it's going well",
+        "he loves it",
+    )
+    found = ask("\n".join(turns), turns)
+    competition, compete = term("competition"), term("compete")
+    assert competition in found.terms()
+    # The oldest line weighs less than the latest ones, and its word's form a share of that.
+    assert found.weights[compete] < 1.0
+    assert found.weights[competition] == pytest.approx(
+        forms.FORM * common.weight(competition) * found.weights[compete]
+    )

@@ -53,12 +53,19 @@ def test_every_word_for_a_relative_brings_the_others_of_its_group_and_nothing_el
     assert "姥姥" in found.terms() and found.weights["姥姥"] == pytest.approx(kin.weight("姥姥"))
 
 
-def test_a_dialogue_so_far_is_not_widened() -> None:
+def test_a_dialogue_so_far_is_widened_at_its_lines_weight() -> None:
     turns = ("what a day at work", "which instrument are you learning again?")
-    assert "cello" not in ask("\n".join(turns), turns).terms()
+    found = ask("\n".join(turns), turns)
+    assert "cello" in found.terms()
+    assert found.weights["cello"] == pytest.approx(
+        kinds.weight("cello", "instrument") * found.weights["instrument"]
+    )
     assert "cello" not in ask("How was your day?").terms()
-    turns = ("my mother called", "how is she?")
-    assert "mum" not in ask("\n".join(turns), turns).terms()
+    turns = ("my mother called", "she's fine", "good to hear", "busy week?", "very", "same here")
+    found = ask("\n".join(turns), turns)
+    assert "mum" in found.terms()
+    assert found.weights["mum"] == pytest.approx(kin.weight("mum") * found.weights["mother"])
+    assert found.weights["mum"] < 0.75 * kin.weight("mum")  # "mother" is in an old line
 
 
 CELLO = "I finally bought a cello from a retired music teacher"

@@ -4,10 +4,11 @@ real competition", "Who teaches Rafael the cello?" by "my cello teacher".
 The normaliser (`text`) makes inflections meet ("competes", "competed"), not derivations: "compete" and
 "competition", "teach" and "teacher", "marriage" and "married", "garden" and "gardener", "retire" and
 "retirement" are different terms, and a question paraphrases its evidence with them often (LoCoMo's
-annotators do). So a one-line question's English word brings its derived forms (`forms.tsv`: WordNet 3.0's
+annotators do). So a question's English word brings its derived forms (`forms.tsv`: WordNet 3.0's
 derivationally related forms of the 4,609 words common enough to chat with, built by
 `benchmarks/data/build_forms.py`), each weighing `FORM` of the word (times how common the form is,
-`common.weight`). Like a kind's members (`kinds`), only a question is widened, not a dialogue so far.
+`common.weight`). Like a kind's members (`kinds`), a dialogue so far's words bring theirs at their line's
+weight.
 
 Measured with words alone (recall@6 / @10; blind 2, the second blind round's conversation, was written on
 2026-12-03 before any engine ran on it):

@@ -2,9 +2,9 @@
 
 A question names a relative the formal way ("mother", "grandfather", "母亲", "外婆") and the person told of
 them the way they talk ("mum", "grandpa", "我妈", "姥姥"), so the two share no word. Each word below brings
-the other words of its group into a one-line question, each weighing `KIN` of the word (times how common it
+the other words of its group into the question, each weighing `KIN` of the word (times how common it
 is, `common.weight`), as a kind brings its members (`kinds`) and a word its derived forms (`forms`); a
-dialogue so far is not widened, as it is not for those.
+dialogue so far's relatives too, at their line's weight.
 
 The groups are written by hand: words for one relative that mean nothing else in chat. Left out on purpose:
 "pop" and "ma'am" (other meanings), 先生 ("Mr"), 爱人 (either spouse), "kid" for a son or daughter alone.

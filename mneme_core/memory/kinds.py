@@ -28,9 +28,10 @@ career choices?"). With e5 beside words (rank fusion), blind went 0.438 / 0.562 
 question reads a few hundred more terms' postings: on a long conversation's lines a recall took 2-4 ms
 against 1-2 for the same question without its kind's word (medians on a busy machine).
 
-Only a question is widened, not a dialogue so far: a chat names kinds in passing ("what a day at work"),
-and its words are the conversation's own. Members are single terms (an English stem; a Chinese character or
-pair), so "golden retriever" is "retriever" and 小提琴 is 提琴.
+A dialogue so far is widened too, each line's kinds weighing their share of that line's weight (an old
+line's little): a chat names kinds in passing ("what a day at work"), but on the dialogue sets widening
+gained more than it lost (the table at `recall.Ask._members`). Members are single terms (an English stem;
+a Chinese character or pair), so "golden retriever" is "retriever" and 小提琴 is 提琴.
 """
 
 from __future__ import annotations
