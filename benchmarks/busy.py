@@ -44,7 +44,7 @@ closed loop it gave 106 ms worst lag against 112.
     python benchmarks/busy.py --mode open --rate 300 --model-ms 200
     python benchmarks/busy.py --people 100 --through turns
     python benchmarks/busy.py --switch-ms 1     # the loop waits at most ~1 ms for the GIL, not 5
-    python benchmarks/busy.py --freeze          # start-up's objects frozen, as `mneme run` does
+    python benchmarks/busy.py --freeze          # as `mneme run` does: frozen, collections put off
     python benchmarks/busy.py --beside e5       # and a LoCoMo-sized conversation recalled with e5 beside
 
 `--beside e5` is the issue's stretch: one more person, the dev set's longest conversation kept as transcript
@@ -77,6 +77,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "adapters"), str(ROOT / "plugins")]
 # ruff: noqa: E402
 from benchmarks.notes import make_notes, make_queries
 from mneme_core import Mneme
+from mneme_core.bot.collector import Collector
 
 TICK = 0.002
 FLOOR = 3.0  # seconds of the ticker alone before the run
@@ -228,6 +229,15 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
 
         turns = Turns(m, judge=stub.complete, settings=BotSettings.from_config(m.config))
         one = turns_turn(turns)
+    in_flight = [0]  # turns under way: none is the collector's quiet moment, as no lane is the runner's
+
+    async def counted(*turn: Any) -> None:
+        in_flight[0] += 1
+        try:
+            await one(*turn)
+        finally:
+            in_flight[0] -= 1
+
     queries = {lang: make_queries(lang, 64, seed=7) for lang in ("en", "zh")}
     timings = Timings()
     beside, alone, during = None, [], []
@@ -238,9 +248,10 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
         await asyncio.to_thread(beside.prepare)
         await beside.open()
         await beside.ask(beside.questions, alone)
-    if args.freeze:  # what `mneme run` does once its bot has started (bot/runner.py)
+    collector = Collector(lambda: in_flight[0] == 0)
+    if args.freeze:  # what `mneme run` does once its bot has started (bot/runner.py, bot/collector.py)
         gc.collect()
-        gc.freeze()
+        collector.start()
     idle = await floor()
     lags: list[float] = []
     stop = asyncio.Event()
@@ -256,7 +267,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
 
         async def person(who: int) -> None:
             for turn in range(args.turns):
-                await one(m, who, turn, query_for(who), stub, timings)
+                await counted(m, who, turn, query_for(who), stub, timings)
 
         await asyncio.gather(*(person(p) for p in range(args.people)))
     else:
@@ -268,7 +279,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
 
         async def arrive(who: int) -> None:
             try:
-                await one(m, who, next_turn[who] - 1, query_for(who), stub, timings)
+                await counted(m, who, next_turn[who] - 1, query_for(who), stub, timings)
             finally:
                 if next_turn[who] < args.turns:
                     free.append(who)
@@ -294,6 +305,7 @@ async def run(args: argparse.Namespace, path: str) -> dict[str, Any]:
     cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
     stop.set()
     await tick
+    await collector.stop()
     if beside is not None:
         await probe
         await beside.close()
@@ -337,7 +349,7 @@ def table(args: argparse.Namespace, found: dict[str, Any]) -> str:
         what += f" at {args.rate:g}/s"
     what += f", model {args.model_ms:g} ms, {args.notes} notes each, through {args.through}"
     what += f", switch interval {sys.getswitchinterval() * 1000:g} ms"
-    what += ", start-up frozen (gc.freeze)" if args.freeze else ""
+    what += ", start-up frozen, full collections at quiet moments" if args.freeze else ""
     rows = [
         ("turns/s", f"{found['turns_per_s']:,.0f}"),
         (
@@ -389,7 +401,7 @@ def main() -> None:
     parser.add_argument(
         "--freeze",
         action="store_true",
-        help="gc.freeze() once set up, as `mneme run` does: full collections then skip start-up's objects",
+        help="as `mneme run` does once set up: start-up's objects frozen, full collections at quiet moments",
     )
     parser.add_argument(
         "--switch-ms",

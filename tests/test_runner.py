@@ -18,6 +18,7 @@ from bot_fakes import FakeAdapter, Scripted, message
 
 from mneme_core import Mneme
 from mneme_core.adapters import Adapter, Incoming
+from mneme_core.bot import collector
 from mneme_core.bot.demo import ademo
 from mneme_core.console import achat
 from mneme_core.hookspecs import hookimpl
@@ -372,12 +373,13 @@ async def test_serve_starts_and_stops_adapters_and_tells_plugins(mneme: Mneme, m
     adapter = FakeAdapter()
     runner = runner_for(mneme, Scripted(), manager)
 
-    frozen = []
+    frozen, thresholds, before = [], [], gc.get_threshold()
 
     async def talk_then_stop() -> None:
         while not adapter.started:
             await asyncio.sleep(0.01)
         frozen.append(gc.get_freeze_count())
+        thresholds.append(gc.get_threshold())
         await runner.handle(adapter, message("hello"))
         runner.stop_soon()
 
@@ -387,6 +389,8 @@ async def test_serve_starts_and_stops_adapters_and_tells_plugins(mneme: Mneme, m
     assert adapter.texts() == ["re: hello"]
     assert frozen[0] > 1000  # start-up's objects are out of the full collections' way while it serves
     assert gc.get_freeze_count() == 0  # and back in it once it stopped
+    assert thresholds[0][2] == collector.OFF  # full collections wait for a quiet moment while it serves
+    assert gc.get_threshold() == before  # and CPython's own are back once it stopped
 
 
 def test_bots_are_built_from_the_registries(manager: Manager) -> None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import signal
 import time
@@ -51,6 +50,7 @@ from ..errors import InvalidType, InvalidValue, describe
 from ..plugins import Event, Manager, PluginError
 from . import hooks
 from .chores import Chores, health_check, tending
+from .collector import Collector
 from .conversation import compose
 from .incoming import Adapter, Incoming
 from .models import build_model, close_model, completer, model_from_config
@@ -355,6 +355,10 @@ class Runner:
         self.turns.start()
         self.chores.start()
 
+    def quiet(self) -> bool:
+        """Whether nothing is waiting, being answered or observed: a moment for a full collection."""
+        return not self._lanes and not self.turns.pending()
+
     def stop_soon(self) -> None:
         """Ask `serve` to stop (an adapter whose source ended, a signal)."""
         self._stop.set()
@@ -370,6 +374,7 @@ class Runner:
                     loop.add_signal_handler(number, self.stop_soon)
                     handled.append(number)
         started: list[Adapter] = []
+        collector = Collector(self.quiet)
         try:
             await self.astart()
             for adapter in adapters:
@@ -377,11 +382,13 @@ class Runner:
                 started.append(adapter)
                 log.info("adapter %s started", adapter.name)
             # While it serves, what start-up made (modules, config, plugins, the adapters' clients: some
-            # 30,000 objects) is not traversed by the full collections, which run on the loop's thread and
-            # stop it: in benchmarks/busy.py (1,000 people) 66 ms of CPU a full collection before, 31 after.
-            gc.freeze()
+            # 30,000 objects) is not traversed by the full collections, which stop every thread: in
+            # benchmarks/busy.py (1,000 people) 66 ms of CPU a full collection before, 31 after. And the
+            # full collections wait for a quiet moment (`collector`).
+            collector.start()
             await self._stop.wait()
         finally:
+            await collector.stop()  # CPython's own collections again, whatever goes wrong below
             # Finish what was taken first, while the adapters can still deliver the replies; then stop them.
             await self.aclose()
             for adapter in reversed(started):
@@ -392,7 +399,6 @@ class Runner:
             await self.plugins.ashutdown(self.mneme)
             for number in handled:
                 loop.remove_signal_handler(number)
-            gc.unfreeze()
 
     def report(self) -> dict[str, Any]:
         """What the runner did, by step (received, replied, model_failed, busy, observed, ...), the turn

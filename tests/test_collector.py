@@ -1,0 +1,127 @@
+"""The collector: while a bot serves, full collections wait for a quiet moment (or `every` seconds)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from mneme_core.bot import collector as collecting
+from mneme_core.bot.collector import OFF, Collector
+
+LOOK = 0.005
+
+
+@pytest.fixture
+def full() -> Iterator[list[int]]:
+    """The full collections that ran, counted by a gc callback (of any thread: only this test collects)."""
+    ran: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            ran.append(info["collected"])
+
+    gc.callbacks.append(seen)
+    try:
+        yield ran
+    finally:
+        gc.callbacks.remove(seen)
+
+
+def old_garbage() -> None:
+    """Cycles that live through the young and middle collections, then become garbage: what only a full
+    collection frees."""
+    cycles = []
+    for _ in range(50):
+        cycle: list[object] = []
+        cycle.append(cycle)
+        cycles.append(cycle)
+    gc.collect(1)  # into the oldest generation; the middle collection is counted (gc.get_count()[2])
+    cycles.clear()
+
+
+async def looks(asked: list[int], at_least: int) -> None:
+    """Until `quiet()` was asked `at_least` times: the collector looked that often (bounded)."""
+    for _ in range(2000):
+        if len(asked) >= at_least:
+            return
+        await asyncio.sleep(LOOK)
+    raise AssertionError(f"the collector looked {len(asked)} times, not {at_least}")
+
+
+async def collected(c: Collector) -> None:
+    """Until the collector ran a full collection (bounded)."""
+    for _ in range(2000):
+        if c.collections:
+            return
+        await asyncio.sleep(LOOK)
+    raise AssertionError("the collector ran no full collection")
+
+
+async def test_serving_puts_cpython_s_full_collections_off_and_stop_gives_them_back() -> None:
+    before = gc.get_threshold()
+    one = Collector(lambda: False, look=LOOK)
+    one.start()
+    try:
+        assert gc.get_threshold() == (before[0], before[1], OFF)
+        assert gc.get_freeze_count() > 1000  # start-up's objects are out of the full collections' way
+        two = Collector(lambda: False, look=LOOK)  # a second runner in the process: the first one's state
+        two.start()
+        await two.stop()
+        assert gc.get_threshold() == (before[0], before[1], OFF)
+        assert gc.get_freeze_count() > 1000
+    finally:
+        await one.stop()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+    await one.stop()  # twice is harmless
+    assert gc.get_threshold() == before and not collecting._running
+
+
+async def test_a_quiet_moment_collects_what_grew_old(full: list[int]) -> None:
+    asked: list[int] = []
+    quiet = [False]
+    c = Collector(lambda: asked.append(1) is None and quiet[0], look=LOOK, every=3600)
+    c.start()
+    try:
+        old_garbage()
+        await looks(asked, 5)
+        assert full == [] and c.collections == 0  # busy: no full collection, by CPython or by it
+        quiet[0] = True
+        await collected(c)
+        assert c.collections == 1 and len(full) == 1
+        assert full[0] >= 50  # the cycles that had grown old were freed
+    finally:
+        await c.stop()
+
+
+async def test_nothing_grown_old_since_the_last_is_no_reason_for_another() -> None:
+    c = Collector(lambda: True, look=3600, every=60, clock=lambda: 1000.0)
+    c.start()
+    try:
+        gc.collect()
+        assert not c.due(since=0.0)  # quiet and long overdue, but no middle collection ran since
+        old_garbage()
+        assert c.due(since=999.0)  # one did: quiet is reason enough
+    finally:
+        await c.stop()
+
+
+async def test_however_busy_a_full_collection_comes_every_so_often(full: list[int]) -> None:
+    now = [0.0]
+    asked: list[int] = []
+    c = Collector(lambda: asked.append(1) is not None, look=LOOK, every=60, clock=lambda: now[0])
+    c.start()
+    try:
+        old_garbage()
+        await looks(asked, 1)  # it began counting at 0
+        now[0] = 59.0
+        await looks(asked, 5)
+        assert c.collections == 0 and full == []
+        now[0] = 60.0
+        await collected(c)
+        assert c.collections == 1 and len(full) == 1 and full[0] >= 50
+    finally:
+        await c.stop()
