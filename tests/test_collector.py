@@ -105,6 +105,11 @@ async def test_nothing_grown_old_since_the_last_is_no_reason_for_another() -> No
         assert not c.due(since=0.0)  # quiet and long overdue, but no middle collection ran since
         old_garbage()
         assert c.due(since=999.0)  # one did: quiet is reason enough
+        gc.disable()  # a host that turned the collector off is left alone
+        try:
+            assert not c.due(since=0.0)
+        finally:
+            gc.enable()
     finally:
         await c.stop()
 

@@ -110,8 +110,8 @@ class Collector:
     def due(self, since: float) -> bool:
         """Whether to collect now, the last full collection `since` on the clock: when a middle collection
         has run since (else nothing new is old enough for a full one to find), and the bot is quiet or
-        `every` seconds have passed."""
-        if gc.get_count()[2] == 0:
+        `every` seconds have passed. Never while the host has turned the collector off (`gc.disable()`)."""
+        if gc.get_count()[2] == 0 or not gc.isenabled():
             return False
         return self.clock() - since >= self.every or self.quiet()
 
