@@ -181,6 +181,22 @@ async def test_the_whole_runner_is_bounded_too(mneme: Mneme, manager: Manager) -
     await runner.aclose()
 
 
+async def test_quiet_only_when_nothing_waits_is_answered_or_observed(mneme: Mneme, manager: Manager) -> None:
+    gate = asyncio.Event()
+    model = Scripted(gate=gate)
+    runner = runner_for(mneme, model, manager)
+    adapter = FakeAdapter()
+    assert runner.quiet()
+    answered = await runner.submit(adapter, message("hello"))
+    await model.started.wait()
+    assert not runner.quiet()  # a reply under way: no full collection now (`collector`)
+    gate.set()
+    assert (await answered).status == "replied"
+    assert await runner.turns.drain(10)  # and its exchange observed
+    assert runner.quiet()
+    await runner.aclose()
+
+
 async def test_a_group_message_not_addressed_is_ignored(mneme: Mneme, manager: Manager) -> None:
     adapter = FakeAdapter()
     runner = runner_for(mneme, Scripted(), manager)
