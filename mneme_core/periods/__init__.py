@@ -135,13 +135,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "holiday",
-            r"\b(?:(?:last|this|past)\s+)?"
-            r"(?:(?P<holiday>new year)'?s?(?: eve| day)?|(?P<singles>singles)'? day)\b",
-        ),
-        (
-            "holiday",
-            r"\b(?:(?:last|this|past)\s+)?(?P<holiday>christmas|easter|thanksgiving|halloween|valentine)(?:'?s)?"
-            r"(?: day| eve)?\b",
+            r"\b(?:(?:last|this|past)\s+)?(?:(?P<holiday>new year|christmas|easter|thanksgiving|halloween"
+            r"|valentine)'?s?(?: eve| day)?|(?P<singles>singles)'? day)\b",
         ),
         # "last October", "this October"; not "this May" ("this may be" is no month).
         ("month_which", rf"\b(?P<which>last|past)\s+{_MONTH}\b"),
