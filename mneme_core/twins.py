@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from .decide import run as run_coroutine
 from .steps import Await, Plan, Read, Write, advance
+from .store import breaks
 
 __all__ = ["Await", "Keywords", "Plan", "Read", "Write", "arun", "run"]
 
@@ -100,6 +101,7 @@ def _advance(store: Any, plan: Plan[Any], value: Any, error: BaseException | Non
         done, step = advance(plan, value, error)
         if done or isinstance(step, Write) or not isinstance(step, Read):
             return done, step
+        breaks.take_if_due()  # between reads, the event loop's thread gets the GIL in a rush
         value, error = None, None
         try:
             value = store.read(step.work, *step.args)

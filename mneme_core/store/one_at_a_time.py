@@ -5,7 +5,9 @@ write and two reads could run at once. But their Python shares one GIL, and SQLi
 step of every statement (some 60 statements a turn): with two or three of them runnable, each of those
 steps became a hand-over of the GIL, a futex call and a context switch (766 futex calls a turn, by strace,
 1,000 people at once), and the event loop's thread, one more taker, waited for the GIL for tens of
-milliseconds at a time. Three threads taking turns at one GIL cost more than they overlapped.
+milliseconds at a time. Three threads taking turns at one GIL cost more than they overlapped. (One thread
+that lets go at every step and takes the GIL straight back still kept the loop's thread waiting in a rush;
+it now takes short breaks, `breaks`.)
 
 So one thread runs the file's jobs, reads and writes alike, each in order of its place (`workers`: a
 reply's reads, then writes, then the reads off a reply's path), and goes straight on to the next without
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ClosedError
+from .breaks import Breaks, keep
 from .workers import LAST, WRITES, joined, run_job
 
 __all__ = ["STALL", "OneAtATime"]
@@ -92,10 +95,13 @@ class OneAtATime:
     """`count` daemon threads named `name`, started at the first job, running one job at a time unless the
     jobs running have stalled (see the module docstring). Its jobs and outcomes are `Workers`' own."""
 
-    def __init__(self, name: str, count: int, stall: float = STALL) -> None:
+    def __init__(
+        self, name: str, count: int, stall: float = STALL, breaks: Callable[[], Breaks] = Breaks
+    ) -> None:
         self.name = name
         self.count = count
         self.stall = stall
+        self.breaks = breaks  # each thread's own (`store.breaks`: the event loop's thread gets the GIL)
         self._places: tuple[deque[Any], ...] = (deque(), deque(), deque(), deque())
         self._changed = threading.Condition(threading.Lock())
         self._running: dict[int, _Running] = {}  # thread -> the job it runs
@@ -141,6 +147,7 @@ class OneAtATime:
 
     def _serve(self) -> None:
         me = threading.get_ident()
+        breaks = keep(self.breaks())
         with self._changed:
             self._clocks[me] = _cpu_clock(me)
         while True:
@@ -154,6 +161,7 @@ class OneAtATime:
                 )
             try:
                 run_job(job)
+                breaks.take_if_due()
             finally:
                 with self._changed:
                     del self._running[me]

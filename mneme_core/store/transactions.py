@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..errors import BusyError
+from . import breaks
 from .workers import LATER, NOW, WRITES, Workers
 
 T = TypeVar("T")
@@ -231,4 +232,5 @@ class Transactions:
                     conn.execute("rollback to queued")
                     item.error = err
                 conn.execute("release queued")
+                breaks.take_if_due()  # a long batch lets the event loop's thread in (`store.breaks`)
         return left

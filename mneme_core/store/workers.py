@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ClosedError
+from .breaks import Breaks, keep
 
 log = logging.getLogger(__name__)
 
@@ -126,12 +127,14 @@ class Workers:
                 self._threads.append(thread)
 
     def _serve(self) -> None:
+        breaks = keep(Breaks())  # the event loop's thread gets the GIL in a rush (`store.breaks`)
         while True:
             self._tokens.get()
             job = self._take()
             if job is None:
                 return
             run_job(job)
+            breaks.take_if_due()
 
     def _take(self) -> Any:
         """The first job of the first place that has one: there is one for each token taken, though another
