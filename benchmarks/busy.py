@@ -25,8 +25,9 @@ slowest callbacks asyncio saw on the loop (debug mode's slow-callback log, `--sl
 
 With 1,000 turns at once the loop's thread also waited 40-130 ms at a time for the GIL while the file's
 thread worked through the rush: each SQLite step lets go of the GIL and takes it straight back, so a waiting
-thread never asks for it (`store/breaks.py`). The store's threads now take a 0.2 ms break every 3 ms of
-their CPU, and the loop's worst lateness in that run fell from 96-105 ms to 13-21 ms.
+thread never asks for it (`store/breaks.py`). The store's threads now take a 0.2 ms break when an outcome
+has waited 1 ms for the loop, and the loop's worst lateness in that run fell from 100-121 ms to 21-49 ms
+(9-11 ms on a quiet machine).
 
 What is left of the loop's worst lag is mostly the garbage collector: a collection runs on whichever thread
 allocates, the loop's among them, and a full one walks every object the process holds (15-45 ms here at

@@ -1,8 +1,8 @@
-"""A store's thread lets go of the GIL now and then (`store.breaks`): after `every` of its CPU, between jobs
-and between the items of a long one (a group commit's writes, a plan's reads).
+"""A store's thread lets go of the GIL for a moment when an outcome it handed waits for its event loop
+(`store.breaks`): between jobs and between the items of a long one (a group commit's writes, a plan's reads).
 
-No timing is asserted: the clock and the sleep are the test's, or the breaks taken are recorded in order
-with the work around them."""
+No timing is asserted: the clock and the sleep are the test's, the loop is held by the test, or the breaks
+taken are recorded in order with the work around them."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 from mneme_core import Mneme, twins
 from mneme_core.store import breaks as breaks_module
 from mneme_core.store import transactions
-from mneme_core.store.breaks import Breaks, keep, take_if_due
+from mneme_core.store.breaks import Breaks, Handed, keep, take_if_due
 from mneme_core.store.one_at_a_time import OneAtATime
-from mneme_core.store.workers import NOW, Workers
+from mneme_core.store.workers import NOW, Workers, run_job
 
 S = "discord:42"
 WAIT = 10.0
@@ -24,57 +24,58 @@ WAIT = 10.0
 
 class Clock:
     def __init__(self) -> None:
-        self.now = 0.0
+        self.now = 100.0
 
     def __call__(self) -> float:
         return self.now
 
 
-def test_a_break_comes_once_the_thread_has_used_every_seconds_of_cpu_and_not_before():
-    clock, slept = Clock(), []
-    breaks = Breaks(every=0.003, moment=0.0002, clock=clock, sleep=slept.append)
+def test_an_outcome_handed_waits_until_its_loop_takes_it_and_counts_only_once_late():
+    clock = Clock()
+    handed = Handed(clock)
+    assert not handed.waiting(0.0)
 
-    clock.now = 0.0029
+    handed.handed()
+    clock.now += 0.0009
+    assert not handed.waiting(0.001)
+    clock.now += 0.0002
+    assert handed.waiting(0.001)
+
+    handed.handed()  # a second one: the wait is the oldest's
+    handed.taken()
+    assert handed.waiting(0.001)
+    handed.taken()
+    assert not handed.waiting(0.0)
+
+    handed.taken()  # one too many (never below nothing): the next outcome is waited for again
+    handed.handed()
+    assert handed.waiting(0.0)
+
+
+def test_outcomes_their_loop_never_took_are_written_off_after_give_up():
+    clock = Clock()
+    handed = Handed(clock)
+    handed.handed()
+    clock.now += breaks_module.GIVE_UP
+    assert not handed.waiting(0.0)
+    handed.handed()  # counted afresh
+    assert handed.waiting(0.0)
+
+
+def test_a_break_sleeps_only_when_due():
+    slept, due = [], [False]
+    breaks = Breaks(lambda: due[0], moment=0.0002, sleep=slept.append)
     breaks.take_if_due()
     assert slept == [] and breaks.taken == 0
-
-    clock.now = 0.0031
+    due[0] = True
     breaks.take_if_due()
-    assert slept == [0.0002] and breaks.taken == 1
-
-    clock.now = 0.0055  # counted from the last break, not from the start
-    breaks.take_if_due()
-    assert slept == [0.0002]
-    clock.now = 0.0062
     breaks.take_if_due()
     assert slept == [0.0002, 0.0002] and breaks.taken == 2
 
 
-def test_the_cpu_used_while_taking_a_break_is_not_counted_towards_the_next():
-    clock, slept = Clock(), []
-
-    def sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock.now += 0.001  # what the sleep itself cost on the clock
-
-    breaks = Breaks(every=0.003, clock=clock, sleep=sleep)
-    clock.now = 0.003
-    breaks.take_if_due()
-    clock.now = 0.006  # 0.002 since the break ended
-    breaks.take_if_due()
-    assert len(slept) == 1
-
-
-def test_the_default_clock_is_the_threads_own_cpu_time():
-    breaks = Breaks()
-    assert breaks.every == breaks_module.EVERY and breaks.moment == breaks_module.MOMENT
-    assert breaks._clock is breaks_module.time.thread_time
-
-
 def test_take_if_due_reaches_only_the_breaks_the_calling_thread_keeps():
-    clock, slept = Clock(), []
-    kept = Breaks(every=0.001, clock=clock, sleep=slept.append)
-    clock.now = 1.0
+    slept: list[float] = []
+    kept = Breaks(lambda: True, sleep=slept.append)
     others: list[int] = []
 
     def elsewhere() -> None:
@@ -97,25 +98,57 @@ def test_take_if_due_reaches_only_the_breaks_the_calling_thread_keeps():
 
 
 @pytest.mark.parametrize("pool_kind", ["one at a time", "workers"])
-async def test_each_thread_takes_its_breaks_between_jobs_and_a_job_reaches_them(pool_kind, monkeypatch):
+async def test_a_pools_thread_sees_its_outcome_waiting_while_the_loop_is_held_and_taken_after(pool_kind):
+    seen, probed = [], threading.Event()
+
+    class Probe(Breaks):
+        def take_if_due(self) -> None:
+            seen.append(self.due(0.0))
+            probed.set()
+
+    pool = (
+        OneAtATime("test-handed", 1, breaks=Probe) if pool_kind == "one at a time" else Workers("t", 1, Probe)
+    )
+    try:
+        result = asyncio.ensure_future(pool.run(lambda: 7, place=NOW))
+        await asyncio.sleep(0)  # the job is put; the loop's thread is then held until the job was handed
+        assert probed.wait(WAIT)
+        assert await result == 7
+    finally:
+        pool.stop(WAIT)
+    assert seen == [True]  # handed, and the held loop had not taken it
+    assert not pool._handed.waiting(0.0)  # taken once the loop ran
+
+
+def test_an_outcome_for_a_loop_that_closed_is_not_left_waiting():
+    loop = asyncio.new_event_loop()
+    future = loop.create_future()
+    loop.close()
+    handed = Handed()
+    run_job((lambda: 1, (), loop, future), handed)
+    assert not handed.waiting(0.0)
+
+
+@pytest.mark.parametrize("pool_kind", ["one at a time", "workers"])
+async def test_each_thread_takes_its_breaks_between_jobs_and_a_job_reaches_them(pool_kind):
     events: list[tuple[str, object]] = []
     lock = threading.Lock()
 
     class Recorded(Breaks):
         """Always due: every job is followed by a break, recorded with its thread."""
 
-        def __init__(self) -> None:
-            super().__init__(every=0.0, sleep=self._slept)
+        def __init__(self, due: object) -> None:
+            super().__init__(lambda: True, sleep=self._slept)
 
         def _slept(self, seconds: float) -> None:
             with lock:
                 events.append(("break", threading.get_ident()))
 
-    if pool_kind == "one at a time":
-        pool = OneAtATime("test-breaks", 1, breaks=Recorded)
-    else:
-        monkeypatch.setattr("mneme_core.store.workers.Breaks", Recorded)
-        pool = Workers("test-breaks", 1)
+    pool = (
+        OneAtATime("test-breaks", 1, breaks=Recorded)
+        if pool_kind == "one at a time"
+        else Workers("t", 1, Recorded)
+    )
 
     def job(i: int) -> int:
         with lock:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ClosedError
-from .breaks import Breaks, keep
+from .breaks import Breaks, Handed, keep
 from .workers import LAST, WRITES, joined, run_job
 
 __all__ = ["STALL", "OneAtATime"]
@@ -96,12 +96,17 @@ class OneAtATime:
     jobs running have stalled (see the module docstring). Its jobs and outcomes are `Workers`' own."""
 
     def __init__(
-        self, name: str, count: int, stall: float = STALL, breaks: Callable[[], Breaks] = Breaks
+        self,
+        name: str,
+        count: int,
+        stall: float = STALL,
+        breaks: Callable[[Callable[[], bool]], Breaks] = Breaks,
     ) -> None:
         self.name = name
         self.count = count
         self.stall = stall
-        self.breaks = breaks  # each thread's own (`store.breaks`: the event loop's thread gets the GIL)
+        self.breaks = breaks  # each thread's own, due when a loop waits for an outcome (`store.breaks`)
+        self._handed = Handed()
         self._places: tuple[deque[Any], ...] = (deque(), deque(), deque(), deque())
         self._changed = threading.Condition(threading.Lock())
         self._running: dict[int, _Running] = {}  # thread -> the job it runs
@@ -147,7 +152,7 @@ class OneAtATime:
 
     def _serve(self) -> None:
         me = threading.get_ident()
-        breaks = keep(self.breaks())
+        breaks = keep(self.breaks(self._handed.waiting))
         with self._changed:
             self._clocks[me] = _cpu_clock(me)
         while True:
@@ -160,7 +165,7 @@ class OneAtATime:
                     time.monotonic(), self._clocks[me], time.thread_time(), self._elsewhere(), place == WRITES
                 )
             try:
-                run_job(job)
+                run_job(job, self._handed)
                 breaks.take_if_due()
             finally:
                 with self._changed:

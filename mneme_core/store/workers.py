@@ -18,7 +18,6 @@ already in the file); `stop` lets the queued jobs finish, then ends the threads.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import queue
 import threading
@@ -27,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ClosedError
-from .breaks import Breaks, keep
+from .breaks import Breaks, Handed, keep
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,11 @@ machine can judge) keeps answering: under 300 messages a second, with the observ
 only for the work under way."""
 
 
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+def _settle(
+    future: asyncio.Future[Any], value: Any, error: BaseException | None, handed: Handed | None = None
+) -> None:
+    if handed is not None:
+        handed.taken()
     if future.done():  # the caller stopped waiting (cancelled, timed out): the outcome has nobody to go to
         return
     if error is not None:
@@ -48,9 +51,10 @@ def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None
         future.set_result(value)
 
 
-def run_job(job: tuple[Any, ...]) -> None:
-    """A job run on the calling thread, its outcome handed to the loop that waits for it (`Workers.run`), or
-    logged when it failed and nobody waits (`Workers.submit`)."""
+def run_job(job: tuple[Any, ...], handed: Handed | None = None) -> None:
+    """A job run on the calling thread, its outcome handed to the loop that waits for it (`Workers.run`),
+    counted in `handed` until the loop takes it (`breaks`), or logged when it failed and nobody waits
+    (`Workers.submit`)."""
     work, args, loop, future = job
     value, error = None, None
     try:
@@ -61,8 +65,13 @@ def run_job(job: tuple[Any, ...]) -> None:
         if error is not None:
             log.warning("%s, run with nobody waiting, failed: %s", work, error)
         return
-    with contextlib.suppress(RuntimeError):  # the caller's loop closed meanwhile: nobody waits
-        loop.call_soon_threadsafe(_settle, future, value, error)
+    if handed is not None:
+        handed.handed()
+    try:
+        loop.call_soon_threadsafe(_settle, future, value, error, handed)
+    except RuntimeError:  # the caller's loop closed meanwhile: nobody waits
+        if handed is not None:
+            handed.taken()
 
 
 def joined(threads: list[threading.Thread], timeout: float | None) -> bool:
@@ -80,9 +89,13 @@ def joined(threads: list[threading.Thread], timeout: float | None) -> bool:
 class Workers:
     """`count` daemon threads named `name`, started at the first job."""
 
-    def __init__(self, name: str, count: int) -> None:
+    def __init__(
+        self, name: str, count: int, breaks: Callable[[Callable[[], bool]], Breaks] = Breaks
+    ) -> None:
         self.name = name
         self.count = count
+        self.breaks = breaks  # each thread's own, due when a loop waits for an outcome (`store.breaks`)
+        self._handed = Handed()
         # One deque of jobs per place, and one token per job in a queue the threads wait on: both are C
         # (a PriorityQueue's put cost the loop 160 µs under load, its lock shared with the threads). A job
         # goes in its deque before its token, so a thread holding a token always finds a job.
@@ -127,13 +140,13 @@ class Workers:
                 self._threads.append(thread)
 
     def _serve(self) -> None:
-        breaks = keep(Breaks())  # the event loop's thread gets the GIL in a rush (`store.breaks`)
+        breaks = keep(self.breaks(self._handed.waiting))
         while True:
             self._tokens.get()
             job = self._take()
             if job is None:
                 return
-            run_job(job)
+            run_job(job, self._handed)
             breaks.take_if_due()
 
     def _take(self) -> Any:
