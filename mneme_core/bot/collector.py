@@ -35,11 +35,11 @@ interleaved pairs each on a fresh copy of the seeded file (1,000 people, 30 note
 | all at once: loop late at most, ms | 89.9 / 107.1 / 94.2 | 100.2 / 94.1 / 91.3 |
 
 What is left is the middle collections (up to 14-25 ms each with hundreds of turns in flight; a smaller
-middle threshold made them more frequent, not shorter) and, with 1,000 turns at once, something that is
-not the collector: the loop's thread sat in `select` waiting to take the GIL back while the file's thread
-ran. What a full collection then finds waits a little longer: after 3,000 turns a full collection found
-326 unreachable objects left, none without the collector; the most memory the process held was the same
-(59-64 MB).
+middle threshold made them more frequent, not shorter) and, with 1,000 turns at once, something that was
+not the collector: the loop's thread waited for the GIL while the file's thread ran (`store.breaks`, which
+took that off). What a full collection then finds waits a little longer: after 3,000 turns a full
+collection found 326 unreachable objects left, none without the collector; the most memory the process held
+was the same (59-64 MB).
 """
 
 from __future__ import annotations

@@ -38,11 +38,8 @@ machine can judge) keeps answering: under 300 messages a second, with the observ
 only for the work under way."""
 
 
-def _settle(
-    future: asyncio.Future[Any], value: Any, error: BaseException | None, handed: Handed | None = None
-) -> None:
-    if handed is not None:
-        handed.taken()
+def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None, handed: Handed) -> None:
+    handed.taken()
     if future.done():  # the caller stopped waiting (cancelled, timed out): the outcome has nobody to go to
         return
     if error is not None:
@@ -51,7 +48,7 @@ def _settle(
         future.set_result(value)
 
 
-def run_job(job: tuple[Any, ...], handed: Handed | None = None) -> None:
+def run_job(job: tuple[Any, ...], handed: Handed) -> None:
     """A job run on the calling thread, its outcome handed to the loop that waits for it (`Workers.run`),
     counted in `handed` until the loop takes it (`breaks`), or logged when it failed and nobody waits
     (`Workers.submit`)."""
@@ -65,13 +62,11 @@ def run_job(job: tuple[Any, ...], handed: Handed | None = None) -> None:
         if error is not None:
             log.warning("%s, run with nobody waiting, failed: %s", work, error)
         return
-    if handed is not None:
-        handed.handed()
+    handed.handed()
     try:
         loop.call_soon_threadsafe(_settle, future, value, error, handed)
     except RuntimeError:  # the caller's loop closed meanwhile: nobody waits
-        if handed is not None:
-            handed.taken()
+        handed.taken()
 
 
 def joined(threads: list[threading.Thread], timeout: float | None) -> bool:
