@@ -8,9 +8,11 @@ processes creating the same new file at the same moment; before the fix 2-4 % of
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -114,3 +116,51 @@ def test_a_lock_held_past_the_busy_timeout_is_a_busy_error_naming_the_file(tmp_p
         assert 0.25 < time.monotonic() - started < 3
         assert isinstance(refused.value, sqlite3.OperationalError) and refused.value.path == path
         holder.execute("rollback")
+
+
+# The wal-index's lock bytes in the -shm file (SQLite's wal.c): the writer's, and recovery's.
+WAL_WRITE_LOCK, WAL_RECOVER_LOCK = 120, 122
+
+
+def _recover_slowly(shm: str, holding, release) -> None:
+    """What a process rebuilding the wal-index after one was killed looks like to the others: both locks
+    held, and the index's header (two copies that must agree) not yet whole."""
+    fd = os.open(shm, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, WAL_WRITE_LOCK)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, WAL_RECOVER_LOCK)
+        header = bytearray(os.pread(fd, 48, 0))
+        header[8] ^= 0xFF  # the first copy's change counter: it no longer matches the second
+        os.pwrite(fd, bytes(header), 0)
+        holding.set()
+        release.wait(30)
+        time.sleep(0.4)
+    finally:
+        os.close(fd)  # the locks go with it, and the next reader recovers the index from the WAL
+
+
+def test_a_new_connection_waits_while_another_process_recovers_the_wal(tmp_path):
+    """A connection's set-up reads the schema (`pragma synchronous`); it waits out a recovery within the
+    busy timeout instead of failing at once with "database is locked" (it set busy_timeout = 0 first)."""
+    path = tmp_path / "recovering.db"
+    with Mneme(path, space="s") as m:
+        m.remember("ann", "ann keeps bees on the roof")
+        holding, release = CTX.Event(), CTX.Event()
+        recovering = CTX.Process(target=_recover_slowly, args=(f"{path}-shm", holding, release))
+        recovering.start()
+        assert holding.wait(30)
+        answer: dict[str, object] = {}
+
+        def first_read_on_a_new_thread() -> None:  # a thread of its own: a connection of its own
+            try:
+                answer["recall"] = m.recall("ann", "bees")
+            except Exception as err:  # a test's boundary: reported back
+                answer["error"] = err
+
+        reader = threading.Thread(target=first_read_on_a_new_thread)
+        release.set()
+        reader.start()
+        reader.join(30)
+        recovering.join(30)
+        assert "error" not in answer, answer.get("error")
+        assert [r.note.text for r in answer["recall"].chosen] == ["ann keeps bees on the roof"]

@@ -121,9 +121,6 @@ class Store(Transactions, Closing):
     # -- connections -------------------------------------------------------------------------------------
 
     def _setup(self, conn: sqlite3.Connection) -> sqlite3.Connection:
-        # A connection never waits inside SQLite's busy handler: its writers wait in line (`_in_turn`) and
-        # its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
-        conn.execute("pragma busy_timeout = 0")
         # Deleted rows and freed pages are overwritten with zeros, whatever the build's default (Debian's
         # SQLite has it on, most others off): erased text never waits in free space for a VACUUM.
         conn.execute("pragma secure_delete = on")
@@ -134,6 +131,11 @@ class Store(Transactions, Closing):
         # SQLite's own is only a safety net this far behind. The WAL is cut back to LIMIT when it restarts.
         conn.execute(f"pragma wal_autocheckpoint = {SAFETY}")
         conn.execute(f"pragma journal_size_limit = {LIMIT}")
+        # From here on a connection never waits inside SQLite's busy handler: its writers wait in line
+        # (`_in_turn`) and its reads and checkpoints try again themselves (`_retrying`), within busy_timeout.
+        # Last, not first: `synchronous` and `cache_size` read the schema, which another process recovering
+        # the WAL of one that was killed holds for a moment, and those waits are the connect timeout's.
+        conn.execute("pragma busy_timeout = 0")
         return conn
 
     def _connect(self) -> sqlite3.Connection:
