@@ -130,3 +130,65 @@ async def test_however_busy_a_full_collection_comes_every_so_often(full: list[in
         assert c.collections == 1 and len(full) == 1 and full[0] >= 50
     finally:
         await c.stop()
+
+
+async def settled(c: Collector, at_least: int) -> None:
+    """Until the collector froze what was alive `at_least` times (bounded)."""
+    for _ in range(2000):
+        if c.settled >= at_least:
+            return
+        await asyncio.sleep(LOOK)
+    raise AssertionError(f"the collector froze {c.settled} times, not {at_least}")
+
+
+async def test_while_busy_what_is_alive_is_frozen_so_young_collections_skip_it() -> None:
+    c = Collector(lambda: False, look=3600, every=3600, settle=LOOK)
+    c.start()
+    try:
+        frozen_at_start = gc.get_freeze_count()
+        alive = [[] for _ in range(5000)]  # a rush's objects in flight
+        await settled(c, 2)
+        assert gc.get_freeze_count() >= frozen_at_start + len(alive)
+        young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+        assert young < len(alive)  # the young and middle collections no longer look at them
+    finally:
+        await c.stop()
+    assert gc.get_freeze_count() == 0
+
+
+async def test_a_quiet_bot_freezes_nothing() -> None:
+    c = Collector(lambda: True, look=3600, every=3600, settle=LOOK)
+    c.start()
+    try:
+        frozen = gc.get_freeze_count()
+        alive = [[] for _ in range(1000)]
+        for _ in range(5):
+            await asyncio.sleep(LOOK)
+        assert c.settled == 0 and gc.get_freeze_count() < frozen + len(alive)
+        assert len(alive) == 1000
+    finally:
+        await c.stop()
+
+
+async def test_cycles_frozen_in_a_rush_are_freed_by_the_next_full_collection(full: list[int]) -> None:
+    busy = [True]
+    c = Collector(lambda: not busy[0], look=LOOK, every=3600, settle=LOOK)
+    c.start()
+    try:
+        start_up = gc.get_freeze_count()
+        cycles = []
+        for _ in range(50):
+            cycle: list[object] = []
+            cycle.append(cycle)
+            cycles.append(cycle)
+        await settled(c, 1)  # frozen while alive, then garbage: no young or middle collection can see them
+        cycles.clear()
+        gc.collect(1)
+        assert c.collections == 0 and full == []  # busy: nothing collected them yet
+        busy[0] = False
+        await collected(c)
+        assert c.collections == 1 and len(full) == 1 and full[0] >= 50
+        assert c.settled == 0
+        assert gc.get_freeze_count() >= start_up * 0.9  # what is alive is out of the way again
+    finally:
+        await c.stop()

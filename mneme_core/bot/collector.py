@@ -1,4 +1,4 @@
-"""Full garbage collections at a quiet moment, not in the middle of a rush.
+"""Full garbage collections at a quiet moment, not in the middle of a rush, and short young ones in it.
 
 CPython's cycle collector stops every thread while it runs, the event loop's among them, for as long as it
 takes to traverse what it looks at. A young collection looks at what was made since the last one (a
@@ -14,9 +14,11 @@ So while `mneme run` serves (`Runner.serve`), the full collections are the runne
 - start-up's objects are frozen once the adapters have started, as before;
 - CPython's own full collections are put off (the third threshold set to `OFF`); the young and middle
   collections still run by themselves and free what dies young;
-- `Collector` runs a full one when a middle collection has run since the last full one (else nothing new
-  is old enough for it) and the bot is quiet (`quiet()`: nothing waiting, being answered or observed),
-  looking every `LOOK` seconds; or, however busy the bot is, `EVERY` seconds after the last.
+- while the bot is busy, what is alive is frozen every `SETTLE` seconds (below);
+- `Collector` runs a full one when a middle collection has run or a rush froze something since the last
+  full one (else nothing new is old enough for it) and the bot is quiet (`quiet()`: nothing waiting, being
+  answered or observed), looking every `LOOK` seconds; or, however busy the bot is, `EVERY` seconds after
+  the last.
 
 `stop()` gives CPython back its thresholds and unfreezes. A process has one garbage collector, so collectors
 started in one process share it: the first `start()` saves CPython's thresholds, the last `stop()` gives
@@ -34,12 +36,29 @@ interleaved pairs each on a fresh copy of the seeded file (1,000 people, 30 note
 | all 1,000 at once: full collections during the run | 2 each, up to 25-35 ms | none |
 | all at once: loop late at most, ms | 89.9 / 107.1 / 94.2 | 100.2 / 94.1 / 91.3 |
 
-What is left is the middle collections (up to 14-25 ms each with hundreds of turns in flight; a smaller
-middle threshold made them more frequent, not shorter) and, with 1,000 turns at once, something that was
-not the collector: the loop's thread waited for the GIL while the file's thread ran (`store.breaks`, which
-took that off). What a full collection then finds waits a little longer: after 3,000 turns a full
-collection found 326 unreachable objects left, none without the collector; the most memory the process held
-was the same (59-64 MB).
+What was left then was the young and middle collections: up to 8-17 ms each, several a second, with
+hundreds of turns in flight (a smaller middle threshold made them more frequent, not shorter). A young
+collection looks at more than the 700 objects its threshold suggests: CPython counts a young generation
+down whenever any object dies, so in a rush, where old objects die as fast as new ones are made, the young
+generation grows to thousands of live objects before it is collected, and a middle collection looks at
+everything that survived since the last. So while the bot is busy (not `quiet()`), what is alive is frozen
+every `SETTLE` seconds (`gc.freeze()` moves the generations' lists aside, whatever their length): the young
+and middle collections then look only at what was made since. A full collection first thaws what was
+frozen so (`gc.unfreeze()`, start-up's objects with it, which it then traverses too) and freezes all that
+is still alive again after, so nothing frozen in a rush waits longer than a full collection for the
+cycles in it to be freed. The price: a full collection after a rush traverses start-up's 28,000 objects too
+(7-15 ms more), at a quiet moment, or once a minute in a rush that never lets up.
+
+Measured the same way (1,000 people x 3 turns at once; `gc.callbacks` timing each collection, two runs
+each, 2026-12-04): the longest young collection 9.7-10.1 ms before, 1.0-1.4 ms with a freeze every 50 ms
+while busy; the longest middle one 11.5-17.6 ms before, 2.1-2.5 ms after (and 16-17 middle collections a
+run instead of 28). The loop, past the run's first 100 ms, late by at most 10.1-17.9 ms before and 5.1-8.2
+ms after; at 300 messages a second (200 ms stub) at most 6.0-8.0 ms in three runs, where it had been
+7.5-22.7. `gc.freeze()` itself moves the generations' lists whole, whatever their length.
+
+What a full collection finds waits a little longer: after 3,000 turns a full collection found 326
+unreachable objects left, none without the collector; the most memory the process held was the same
+(59-64 MB).
 """
 
 from __future__ import annotations
@@ -51,12 +70,13 @@ import logging
 import time
 from collections.abc import Callable
 
-__all__ = ["EVERY", "LOOK", "OFF", "Collector"]
+__all__ = ["EVERY", "LOOK", "OFF", "SETTLE", "Collector"]
 
 log = logging.getLogger(__name__)
 
 LOOK = 1.0  # seconds between two looks for a quiet moment
 EVERY = 60.0  # a full collection at the latest this many seconds after the last, however busy
+SETTLE = 0.05  # seconds between two freezes of what is alive while the bot is busy
 OFF = 1_000_000  # the third threshold while it serves: CPython starts no full collection by itself
 
 _running: list[Collector] = []  # the process's collectors started and not stopped (the first saved these)
@@ -73,18 +93,21 @@ class Collector:
         *,
         look: float = LOOK,
         every: float = EVERY,
+        settle: float = SETTLE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.quiet = quiet
         self.look = look
         self.every = every
+        self.settle = settle
         self.clock = clock
         self.collections = 0  # full collections it ran
-        self._task: asyncio.Task[None] | None = None
+        self.settled = 0  # freezes of what was alive while busy, since the last full collection
+        self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
         """Freeze what exists, put CPython's full collections off, and start looking (on the running loop)."""
-        if self._task is not None:
+        if self._tasks:
             return
         gc.freeze()
         if not _running:
@@ -92,16 +115,22 @@ class Collector:
             young, middle, _full = gc.get_threshold()
             gc.set_threshold(young, middle, OFF)
         _running.append(self)
-        self._task = asyncio.get_running_loop().create_task(self._looking(), name="mneme collector")
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._looking(), name="mneme collector"),
+            loop.create_task(self._settling(), name="mneme collector: settling"),
+        ]
 
     async def stop(self) -> None:
         """Stop looking; the last collector of the process gives CPython its thresholds back and unfreezes."""
-        if self._task is None:
+        if not self._tasks:
             return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         _running.remove(self)
         if not _running:
             gc.set_threshold(*_saved.pop())
@@ -109,9 +138,10 @@ class Collector:
 
     def due(self, since: float) -> bool:
         """Whether to collect now, the last full collection `since` on the clock: when a middle collection
-        has run since (else nothing new is old enough for a full one to find), and the bot is quiet or
+        has run since or a rush froze what was alive (else nothing new is old enough for a full one to
+        find), and the bot is quiet or
         `every` seconds have passed. Never while the host has turned the collector off (`gc.disable()`)."""
-        if gc.get_count()[2] == 0 or not gc.isenabled():
+        if (gc.get_count()[2] == 0 and not self.settled) or not gc.isenabled():
             return False
         return self.clock() - since >= self.every or self.quiet()
 
@@ -121,7 +151,28 @@ class Collector:
             await asyncio.sleep(self.look)
             if not self.due(since):
                 continue
-            found = gc.collect()
+            found = self.collect()
             since = self.clock()
-            self.collections += 1
             log.debug("full collection: %d unreachable objects", found)
+
+    def collect(self) -> int:
+        """A full collection, of what was frozen in a rush too (thawed first, frozen again after with all
+        that is still alive); the unreachable objects it found."""
+        thawed = self.settled > 0
+        if thawed:
+            gc.unfreeze()
+        try:
+            return gc.collect()
+        finally:
+            if thawed:
+                gc.freeze()
+            self.settled = 0
+            self.collections += 1
+
+    async def _settling(self) -> None:
+        """Every `settle` seconds while the bot is busy, freeze what is alive (see the module docstring)."""
+        while True:
+            await asyncio.sleep(self.settle)
+            if gc.isenabled() and not self.quiet():
+                gc.freeze()
+                self.settled += 1
