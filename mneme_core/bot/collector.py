@@ -52,9 +52,16 @@ cycles in it to be freed. The price: a full collection after a rush traverses st
 Measured the same way (1,000 people x 3 turns at once; `gc.callbacks` timing each collection, two runs
 each, 2026-12-04): the longest young collection 9.7-10.1 ms before, 1.0-1.4 ms with a freeze every 50 ms
 while busy; the longest middle one 11.5-17.6 ms before, 2.1-2.5 ms after (and 16-17 middle collections a
-run instead of 28). The loop, past the run's first 100 ms, late by at most 10.1-17.9 ms before and 5.1-8.2
-ms after; at 300 messages a second (200 ms stub) at most 6.0-8.0 ms in three runs, where it had been
-7.5-22.7. `gc.freeze()` itself moves the generations' lists whole, whatever their length.
+run instead of 28). `busy.py --freeze`, the loop's worst lateness, interleaved runs without and with it:
+
+| | before | freezing while busy |
+|---|---|---|
+| 300 messages a second, 200 ms stub (7 pairs), ms | 6.4-22.7, median 15.5 | 4.5-17.3, median 6.2 |
+| the same, p99, ms | 2.3-3.3 | 1.7-2.4 |
+| 1,000 at once, past the run's first 100 ms (5 and 6 runs), ms | 9.7-17.9 | 5.1-9.3, and 17.2 once |
+
+Turns a second and aprompt's latencies did not move beyond the machine's noise. `gc.freeze()` itself moves
+the generations' lists whole, whatever their length.
 
 What a full collection finds waits a little longer: after 3,000 turns a full collection found 326
 unreachable objects left, none without the collector; the most memory the process held was the same
@@ -139,8 +146,8 @@ class Collector:
     def due(self, since: float) -> bool:
         """Whether to collect now, the last full collection `since` on the clock: when a middle collection
         has run since or a rush froze what was alive (else nothing new is old enough for a full one to
-        find), and the bot is quiet or
-        `every` seconds have passed. Never while the host has turned the collector off (`gc.disable()`)."""
+        find), and the bot is quiet or `every` seconds have passed. Never while the host has turned the
+        collector off (`gc.disable()`)."""
         if (gc.get_count()[2] == 0 and not self.settled) or not gc.isenabled():
             return False
         return self.clock() - since >= self.every or self.quiet()
