@@ -52,8 +52,8 @@ of 11.5-17.6.
 What is then left in the closed loop is its start: `asyncio.gather` starts all 1,000 people's first turns in
 one iteration of the loop (9-10 ms of its CPU, 15-26 ms of wall time once the store's threads have work),
 which no platform does (each message comes in a callback of its own). The lag's second row leaves out
-the ticks due in the run's first 100 ms (`START`); past it the loop was late by at most 5.1-9.3 ms in five
-closed runs of six on 2026-12-04 (17.2 in the sixth, on a busier moment of the machine).
+the ticks due in the run's first 100 ms (`START`); past it the loop was late by at most 4.5-9.3 ms in seven
+closed runs of eight on 2026-12-04 (17.2 in the eighth, on a busier moment of the machine).
 
     python benchmarks/busy.py                          # 1,000 people x 3 turns, closed, instant stub
     python benchmarks/busy.py --mode open --rate 300 --model-ms 200

@@ -117,7 +117,7 @@ async def test_nothing_grown_old_since_the_last_is_no_reason_for_another() -> No
 async def test_however_busy_a_full_collection_comes_every_so_often(full: list[int]) -> None:
     now = [0.0]
     asked: list[int] = []
-    c = Collector(lambda: asked.append(1) is not None, look=LOOK, every=60, clock=lambda: now[0])
+    c = Collector(lambda: asked.append(1) is not None, look=LOOK, every=60, settle=3600, clock=lambda: now[0])
     c.start()
     try:
         old_garbage()
@@ -172,7 +172,7 @@ async def test_a_quiet_bot_freezes_nothing() -> None:
 
 async def test_cycles_frozen_in_a_rush_are_freed_by_the_next_full_collection(full: list[int]) -> None:
     busy = [True]
-    c = Collector(lambda: not busy[0], look=LOOK, every=3600, settle=LOOK)
+    c = Collector(lambda: not busy[0], look=LOOK, every=3600, settle=LOOK, thaw_every=0)
     c.start()
     try:
         start_up = gc.get_freeze_count()
@@ -190,5 +190,34 @@ async def test_cycles_frozen_in_a_rush_are_freed_by_the_next_full_collection(ful
         assert c.collections == 1 and len(full) == 1 and full[0] >= 50
         assert c.settled == 0
         assert gc.get_freeze_count() >= start_up * 0.9  # what is alive is out of the way again
+    finally:
+        await c.stop()
+
+
+async def test_a_busy_bot_s_full_collections_leave_the_rushes_frozen_until_thaw_every(
+    full: list[int],
+) -> None:
+    now = [0.0]
+    c = Collector(lambda: False, look=LOOK, every=60, settle=LOOK, thaw_every=600, clock=lambda: now[0])
+    c.start()
+    try:
+        cycles = []
+        for _ in range(50):
+            cycle: list[object] = []
+            cycle.append(cycle)
+            cycles.append(cycle)
+        await settled(c, 1)  # frozen while alive
+        cycles.clear()
+        now[0] = 60.0  # overdue, and busy: a full collection of what was not frozen
+        await collected(c)
+        assert full[0] < 50 and c.settled > 0  # the frozen cycles were left for later
+        frozen = gc.get_freeze_count()
+        now[0] = 600.0  # ten minutes since the last thaw: this one thaws
+        for _ in range(2000):
+            if len(full) >= 2:
+                break
+            await asyncio.sleep(LOOK)
+        assert c.collections == 2 and full[1] >= 50
+        assert gc.get_freeze_count() < frozen  # what was frozen and died is gone from the frozen list
     finally:
         await c.stop()

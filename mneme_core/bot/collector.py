@@ -43,11 +43,13 @@ down whenever any object dies, so in a rush, where old objects die as fast as ne
 generation grows to thousands of live objects before it is collected, and a middle collection looks at
 everything that survived since the last. So while the bot is busy (not `quiet()`), what is alive is frozen
 every `SETTLE` seconds (`gc.freeze()` moves the generations' lists aside, whatever their length): the young
-and middle collections then look only at what was made since. A full collection first thaws what was
-frozen so (`gc.unfreeze()`, start-up's objects with it, which it then traverses too) and freezes all that
-is still alive again after, so nothing frozen in a rush waits longer than a full collection for the
-cycles in it to be freed. The price: a full collection after a rush traverses start-up's 28,000 objects too
-(7-15 ms more), at a quiet moment, or once a minute in a rush that never lets up.
+and middle collections then look only at what was made since, and so do the full collections, which
+leave it frozen. Every `THAW_EVERY` seconds one full collection (at a quiet moment, or `EVERY` seconds
+after the last however busy the bot is) first thaws it (`gc.unfreeze()`, start-up's objects with it, all of
+which it then traverses: 20-30 ms with the bot layer loaded) and freezes all that is still alive again
+after, so the cycles frozen in a rush wait ten minutes at most to be freed. Thawing at every full
+collection instead took a run through the bot layer at 200 messages a second from 5-12 ms of worst
+lateness to 15-37 (two pairs), its quiet moments coming every few seconds.
 
 Measured the same way (1,000 people x 3 turns at once; `gc.callbacks` timing each collection, two runs
 each, 2026-12-04): the longest young collection 9.7-10.1 ms before, 1.0-1.4 ms with a freeze every 50 ms
@@ -56,9 +58,13 @@ run instead of 28). `busy.py --freeze`, the loop's worst lateness, interleaved r
 
 | | before | freezing while busy |
 |---|---|---|
-| 300 messages a second, 200 ms stub (7 pairs), ms | 6.4-22.7, median 15.5 | 4.5-17.3, median 6.2 |
-| the same, p99, ms | 2.3-3.3 | 1.7-2.4 |
-| 1,000 at once, past the run's first 100 ms (5 and 6 runs), ms | 9.7-17.9 | 5.1-9.3, and 17.2 once |
+| 300 messages a second, 200 ms stub (10 pairs), ms | 6.4-27.0, median 17.5 | 4.4-17.3, median 5.9 |
+| the same, p99, ms | 2.3-3.4 | 1.7-2.4 |
+| 1,000 at once, past the run's first 100 ms (7 and 8 runs), ms | 9.7-17.9 | 4.5-9.3, and 17.2 once |
+
+(The first seven pairs at 300 a second and six of the runs at once were of a first version that thawed at
+every full collection; these runs' quiet moments hardly came, and the last pairs, of this one, gave the
+same: 4.4-5.7 against 16.8-27.0 ms, and 4.5-5.9 against 11.6-13.8.)
 
 Turns a second and aprompt's latencies did not move beyond the machine's noise. `gc.freeze()` itself moves
 the generations' lists whole, whatever their length.
@@ -77,13 +83,14 @@ import logging
 import time
 from collections.abc import Callable
 
-__all__ = ["EVERY", "LOOK", "OFF", "SETTLE", "Collector"]
+__all__ = ["EVERY", "LOOK", "OFF", "SETTLE", "THAW_EVERY", "Collector"]
 
 log = logging.getLogger(__name__)
 
 LOOK = 1.0  # seconds between two looks for a quiet moment
 EVERY = 60.0  # a full collection at the latest this many seconds after the last, however busy
 SETTLE = 0.05  # seconds between two freezes of what is alive while the bot is busy
+THAW_EVERY = 600.0  # seconds between two full collections that thaw what rushes froze
 OFF = 1_000_000  # the third threshold while it serves: CPython starts no full collection by itself
 
 _running: list[Collector] = []  # the process's collectors started and not stopped (the first saved these)
@@ -101,15 +108,17 @@ class Collector:
         look: float = LOOK,
         every: float = EVERY,
         settle: float = SETTLE,
+        thaw_every: float = THAW_EVERY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.quiet = quiet
         self.look = look
         self.every = every
         self.settle = settle
+        self.thaw_every = thaw_every
         self.clock = clock
         self.collections = 0  # full collections it ran
-        self.settled = 0  # freezes of what was alive while busy, since the last full collection
+        self.settled = 0  # freezes of what was alive while busy, since the last thaw
         self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
@@ -153,27 +162,29 @@ class Collector:
         return self.clock() - since >= self.every or self.quiet()
 
     async def _looking(self) -> None:
-        since = self.clock()
+        since = thawed = self.clock()
         while True:
             await asyncio.sleep(self.look)
             if not self.due(since):
                 continue
-            found = self.collect()
+            thaw = self.settled > 0 and self.clock() - thawed >= self.thaw_every
+            found = self.collect(thaw)
             since = self.clock()
-            log.debug("full collection: %d unreachable objects", found)
+            if thaw:
+                thawed = since
+            log.debug("full collection (%s): %d unreachable objects", "thawed" if thaw else "unfrozen", found)
 
-    def collect(self) -> int:
-        """A full collection, of what was frozen in a rush too (thawed first, frozen again after with all
-        that is still alive); the unreachable objects it found."""
-        thawed = self.settled > 0
-        if thawed:
+    def collect(self, thaw: bool) -> int:
+        """A full collection of what is not frozen, the unreachable objects it found; with `thaw`, of what
+        rushes froze too (thawed first, frozen again after with all that is still alive)."""
+        if thaw:
             gc.unfreeze()
         try:
             return gc.collect()
         finally:
-            if thawed:
+            if thaw:
                 gc.freeze()
-            self.settled = 0
+                self.settled = 0
             self.collections += 1
 
     async def _settling(self) -> None:
