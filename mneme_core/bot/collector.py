@@ -66,8 +66,9 @@ run instead of 28). `busy.py --freeze`, the loop's worst lateness, interleaved r
 every full collection; these runs' quiet moments hardly came, and the last pairs, of this one, gave the
 same: 4.4-5.7 against 16.8-27.0 ms, and 4.5-5.9 against 11.6-13.8.)
 
-Turns a second and aprompt's latencies did not move beyond the machine's noise. `gc.freeze()` itself moves
-the generations' lists whole, whatever their length.
+Turns a second and aprompt's latencies did not move beyond the machine's noise, nor the memory: 1,000
+people x 6 turns at once held at most 117 MB before, 121 MB after. `gc.freeze()` itself moves the
+generations' lists whole, whatever their length.
 
 What a full collection finds waits a little longer: after 3,000 turns a full collection found 326
 unreachable objects left, none without the collector; the most memory the process held was the same
