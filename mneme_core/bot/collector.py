@@ -15,10 +15,10 @@ So while `mneme run` serves (`Runner.serve`), the full collections are the runne
 - CPython's own full collections are put off (the third threshold set to `OFF`); the young and middle
   collections still run by themselves and free what dies young;
 - while the bot is busy, what is alive is frozen every `SETTLE` seconds (below);
-- `Collector` runs a full one when a middle collection has run or a rush froze something since the last
-  full one (else nothing new is old enough for it) and the bot is quiet (`quiet()`: nothing waiting, being
-  answered or observed), looking every `LOOK` seconds; or, however busy the bot is, `EVERY` seconds after
-  the last.
+- `Collector` runs a full one when a middle collection has run since the last full one (else nothing new
+  is old enough for it) or it is time to thaw what rushes froze, and the bot is quiet (`quiet()`: nothing
+  waiting, being answered or observed), looking every `LOOK` seconds; or, however busy the bot is, `EVERY`
+  seconds after the last.
 
 `stop()` gives CPython back its thresholds and unfreezes. A process has one garbage collector, so collectors
 started in one process share it: the first `start()` saves CPython's thresholds, the last `stop()` gives
@@ -153,12 +153,12 @@ class Collector:
             gc.set_threshold(*_saved.pop())
             gc.unfreeze()
 
-    def due(self, since: float) -> bool:
+    def due(self, since: float, thaw: bool = False) -> bool:
         """Whether to collect now, the last full collection `since` on the clock: when a middle collection
-        has run since or a rush froze what was alive (else nothing new is old enough for a full one to
-        find), and the bot is quiet or `every` seconds have passed. Never while the host has turned the
-        collector off (`gc.disable()`)."""
-        if (gc.get_count()[2] == 0 and not self.settled) or not gc.isenabled():
+        has run since (else nothing new is old enough for a full one to find) or it would `thaw` what
+        rushes froze, and the bot is quiet or `every` seconds have passed. Never while the host has turned
+        the collector off (`gc.disable()`)."""
+        if (gc.get_count()[2] == 0 and not thaw) or not gc.isenabled():
             return False
         return self.clock() - since >= self.every or self.quiet()
 
@@ -166,14 +166,14 @@ class Collector:
         since = thawed = self.clock()
         while True:
             await asyncio.sleep(self.look)
-            if not self.due(since):
-                continue
             thaw = self.settled > 0 and self.clock() - thawed >= self.thaw_every
+            if not self.due(since, thaw):
+                continue
             found = self.collect(thaw)
             since = self.clock()
             if thaw:
                 thawed = since
-            log.debug("full collection (%s): %d unreachable objects", "thawed" if thaw else "unfrozen", found)
+            log.debug("full collection%s: %d unreachable objects", ", thawed first" if thaw else "", found)
 
     def collect(self, thaw: bool) -> int:
         """A full collection of what is not frozen, the unreachable objects it found; with `thaw`, of what
