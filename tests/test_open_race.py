@@ -127,8 +127,15 @@ def _recover_slowly(shm: str, holding, release) -> None:
     held, and the index's header (two copies that must agree) not yet whole."""
     fd = os.open(shm, os.O_RDWR)
     try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, WAL_WRITE_LOCK)
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, WAL_RECOVER_LOCK)
+        for byte in (WAL_WRITE_LOCK, WAL_RECOVER_LOCK):
+            for _ in range(500):  # the parent's own writer or checkpoint may hold one for a moment
+                try:
+                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, byte)
+                    break
+                except OSError:
+                    time.sleep(0.01)
+            else:
+                raise TimeoutError(f"the -shm lock byte {byte} stayed taken")
         header = bytearray(os.pread(fd, 48, 0))
         header[8] ^= 0xFF  # the first copy's change counter: it no longer matches the second
         os.pwrite(fd, bytes(header), 0)
