@@ -30,16 +30,22 @@ def full() -> Iterator[list[int]]:
         gc.callbacks.remove(seen)
 
 
+def cycles(count: int = 50) -> list[list[object]]:
+    """`count` lists that each hold themselves: garbage only a cycle collection frees, once dropped."""
+    made = []
+    for _ in range(count):
+        cycle: list[object] = []
+        cycle.append(cycle)
+        made.append(cycle)
+    return made
+
+
 def old_garbage() -> None:
     """Cycles that live through the young and middle collections, then become garbage: what only a full
     collection frees."""
-    cycles = []
-    for _ in range(50):
-        cycle: list[object] = []
-        cycle.append(cycle)
-        cycles.append(cycle)
+    made = cycles()
     gc.collect(1)  # into the oldest generation; the middle collection is counted (gc.get_count()[2])
-    cycles.clear()
+    made.clear()
 
 
 async def looks(asked: list[int], at_least: int) -> None:
@@ -165,7 +171,6 @@ async def test_a_quiet_bot_freezes_nothing() -> None:
         for _ in range(5):
             await asyncio.sleep(LOOK)
         assert c.settled == 0 and gc.get_freeze_count() < frozen + len(alive)
-        assert len(alive) == 1000
     finally:
         await c.stop()
 
@@ -176,13 +181,9 @@ async def test_cycles_frozen_in_a_rush_are_freed_by_the_next_full_collection(ful
     c.start()
     try:
         start_up = gc.get_freeze_count()
-        cycles = []
-        for _ in range(50):
-            cycle: list[object] = []
-            cycle.append(cycle)
-            cycles.append(cycle)
+        made = cycles()
         await settled(c, 1)  # frozen while alive, then garbage: no young or middle collection can see them
-        cycles.clear()
+        made.clear()
         gc.collect(1)
         assert c.collections == 0 and full == []  # busy: nothing collected them yet
         busy[0] = False
@@ -201,13 +202,9 @@ async def test_a_busy_bot_s_full_collections_leave_the_rushes_frozen_until_thaw_
     c = Collector(lambda: False, look=LOOK, every=60, settle=LOOK, thaw_every=600, clock=lambda: now[0])
     c.start()
     try:
-        cycles = []
-        for _ in range(50):
-            cycle: list[object] = []
-            cycle.append(cycle)
-            cycles.append(cycle)
+        made = cycles()
         await settled(c, 1)  # frozen while alive
-        cycles.clear()
+        made.clear()
         gc.collect(1)  # a middle collection ran since: something may have grown old
         now[0] = 60.0  # overdue, and busy: a full collection of what was not frozen
         await collected(c)
