@@ -46,7 +46,7 @@ from .memory import notes, overview, reindex
 from .memory.lifecycle import Lifecycle
 from .memory.note import KINDS, MAX_ID, Note, NoteFields, count_of, key_of, key_prefix_of, subject_of
 from .memory.query import turns as query_turns
-from .memory.recall import Ask, Recall, Trace
+from .memory.recall import Ask, Recall, Trace, read_tables
 from .memory.recall_log import RecallLog
 from .messages import Words
 from .mood import MoodSettings
@@ -208,6 +208,7 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
         self._reindex_if_needed()
         self.left_out_tiers = chosen.left_out
         self.tiers = Tiers.build(self)  # the fall-through: embeddings, plugins' tiers, words
+        read_tables()  # what widens a question, read before anyone asks one
         _OPEN.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------------------

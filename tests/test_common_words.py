@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from mneme_core import Mneme, text
-from mneme_core.memory import common, kinds, query
+from mneme_core import Mneme, emoji_words, text
+from mneme_core.memory import common, forms, kin, kinds, query
 
 S = "discord:42"
 DAY = 86400.0
@@ -69,6 +69,19 @@ def test_a_table_of_another_stemmers_terms_is_refused(
         monkeypatch.undo()
         table._table.cache_clear()
     assert read()
+
+
+def test_opening_reads_the_tables_a_question_is_widened_with_before_anyone_asks(db_path: Any) -> None:
+    tables = (common._table, kinds._table, forms._table, kin._table, emoji_words.names)
+    for table in tables:
+        table.cache_clear()
+    with Mneme(db_path, space="test") as m:
+        # Read once a process, on first use: a first recall that read them parsed 13,000 lines (benchmarks:
+        # recall.py --people), so opening reads them, and a recall asked next finds them read.
+        assert [table.cache_info().currsize for table in tables] == [1] * len(tables)
+        assert "cello" in kinds.members("instrument")
+        m.remember(S, "I started learning the cello", kind="episode")
+        assert m.recall(S, "any instruments?", log=False).notes
 
 
 KILNS = ["The kiln died in the middle of a firing", "We named the new kiln Winnie"]

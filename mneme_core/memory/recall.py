@@ -93,11 +93,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .. import text
+from .. import emoji_words, text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import AWAKE, FADING, LIVE
-from . import archive, forms, hops, index, kin, kinds, links, overview, query
+from . import archive, common, forms, hops, index, kin, kinds, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within
@@ -325,6 +325,18 @@ class Ask:
         for term in self.muted | self.naming:
             weights[term] = weights.get(term, 1.0) * MUTED
         return weights
+
+
+def read_tables() -> None:
+    """Read now the tables a question's words are widened and weighed with (`Ask._members`: relatives,
+    kinds, forms, common words; and the emoji names `text.terms` gives): each is read once a process, on
+    first use, otherwise by the first recall, some 15 ms of parsing whose 13,000 new objects can set off a
+    full collection of the process's heap (38 ms of a first recall's 58, measured in a process that had just
+    built a file of 300,000 notes: `benchmarks/recall.py --people`). `Mneme` calls this when it opens, so no
+    person's first reply pays for them."""
+    for table in (kin.others, kinds.members, forms.forms, common.weight):
+        table("")
+    emoji_words.names()
 
 
 @dataclass(frozen=True)
