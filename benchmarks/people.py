@@ -18,15 +18,17 @@ person's languages), the file's size per note (per note in the file: the generat
 then, and a person's same text again is one note; with its free pages, which a migration leaves), and the
 erase of a few people (each `Mneme.erase`, down to the bytes: secure delete and a truncating checkpoint).
 
-"First recall after open" is the first `recall()` of a new `Mneme` on the copy, in this process: the copy
-was just written, so its pages are in the OS's cache (dropping that cache needs root here), but none is in
-SQLite's; what it shows is the cost of a cold connection and schema, not of a cold disk. The erases are
+"First recall after open" is the first `recall()` of a new `Mneme` on the copy, in this process: the copy was
+just written, so its pages are in the OS's cache (dropping that cache needs root here), but none is in
+SQLite's; what it shows is the cost of a cold connection and schema, not of a cold disk (the tables that widen
+a question are read by the open, `recall.read_tables`: read by the first recall, in the process that had just
+built the file, they took 54-58 ms of it, most of that a full collection of the build's heap). The erases are
 timed after what the recalls logged is written (the log's own thread would do it within seconds; an erase
 arriving meanwhile waits for that write). `ERASED` erases come one after another; then `BURSTS` more, each
 right after `BURST` `remember()` calls for random people, which leave the `-wal` as full of frames not yet
-copied as it gets (up to `checkpoint.LIMIT`): the worst case, where the erase's truncating checkpoint
-copies the most. Wall times on a loaded machine wait for the CPU: the calling thread's CPU time
-(`thread_time`; the sync calls run their SQLite work on it) is shown beside.
+copied as it gets (up to `checkpoint.LIMIT`): the worst case, where the erase's truncating checkpoint copies
+the most. Wall times on a loaded machine wait for the CPU: the calling thread's CPU time (`thread_time`; the
+sync calls run their SQLite work on it) is shown beside.
 """
 
 from __future__ import annotations
