@@ -76,8 +76,8 @@ def test_opening_reads_the_tables_a_question_is_widened_with_before_anyone_asks(
     for table in tables:
         table.cache_clear()
     with Mneme(db_path, space="test") as m:
-        # Read once a process, on first use: a first recall that read them parsed 13,000 lines (benchmarks:
-        # recall.py --people), so opening reads them, and a recall asked next finds them read.
+        # Read once a process, at first use: left to the first recall, they cost it 54-58 ms in a process
+        # with a big heap (benchmarks/recall.py --people), so opening reads them and a recall finds them read.
         assert [table.cache_info().currsize for table in tables] == [1] * len(tables)
         assert "cello" in kinds.members("instrument")
         m.remember(S, "I started learning the cello", kind="episode")

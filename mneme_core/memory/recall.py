@@ -329,9 +329,9 @@ class Ask:
 
 def read_tables() -> None:
     """Read now the tables a question's words are widened and weighed with (`Ask._members`: relatives,
-    kinds, forms, common words; and the emoji names `text.terms` gives): each is read once a process, on
-    first use, otherwise by the first recall, some 15 ms of parsing whose 13,000 new objects can set off a
-    full collection of the process's heap (38 ms of a first recall's 58, measured in a process that had just
+    kinds, forms, common words; and the emoji names `text.terms` gives). Each is read once a process, at its
+    first use: left to the first recall, some 15 ms of parsing whose 13,000 new lists can set off a full
+    collection of the process's heap (38 ms of a first recall's 58, measured in a process that had just
     built a file of 300,000 notes: `benchmarks/recall.py --people`). `Mneme` calls this when it opens, so no
     person's first reply pays for them."""
     for table in (kin.others, kinds.members, forms.forms, common.weight):
