@@ -55,6 +55,13 @@ temporal questions each name the time of what they ask ("last Friday", "over Eas
 "半个月前"; relative ones seen from the day after the last session) among events of the same kind that
 recur over the year, and 6 questions each whose time word says nothing of when (a habit, a plan).
 
+`blind4_dialogue_*.txt`, built into `blind4_dialogues.json`, were written the same way on 2026-12-04 (a
+fourth round, after three had been tuned on): a Chinese and an English dialogue set of 170 and 160
+memories and 40 dialogues each, two friends in other cities (former room-mates: a nurse in Changsha and a
+game developer in Shenzhen; a vet in Tucson and a ferry mechanic in Seattle), the marked memories reached
+by their own words, by paraphrase and sideways (13, 13 and 14 a file, by their writers' count), with
+distractors among the memories (many allergies, several friends, both parents).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -188,6 +195,7 @@ def main() -> int:
     build("blind2", "blind2.json")
     build_dialogues("blind2_dialogue_*.txt", "blind2_dialogues.json")
     build("blind3_time", "blind3_time.json")
+    build_dialogues("blind4_dialogue_*.txt", "blind4_dialogues.json")
     return 0
 
 
