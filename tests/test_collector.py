@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -48,22 +48,29 @@ def old_garbage() -> None:
     made.clear()
 
 
+async def until(done: Callable[[], bool], failed: Callable[[], str]) -> None:
+    """Until `done()`, asked every `LOOK` (bounded: a collector that never gets there fails the test, with
+    `failed()` saying how far it got, instead of hanging it)."""
+    for _ in range(2000):
+        if done():
+            return
+        await asyncio.sleep(LOOK)
+    raise AssertionError(failed())
+
+
 async def looks(asked: list[int], at_least: int) -> None:
-    """Until `quiet()` was asked `at_least` times: the collector looked that often (bounded)."""
-    for _ in range(2000):
-        if len(asked) >= at_least:
-            return
-        await asyncio.sleep(LOOK)
-    raise AssertionError(f"the collector looked {len(asked)} times, not {at_least}")
+    """Until `quiet()` was asked `at_least` times: the collector looked that often."""
+    await until(
+        lambda: len(asked) >= at_least, lambda: f"the collector looked {len(asked)} times, not {at_least}"
+    )
 
 
-async def collected(c: Collector) -> None:
-    """Until the collector ran a full collection (bounded)."""
-    for _ in range(2000):
-        if c.collections:
-            return
-        await asyncio.sleep(LOOK)
-    raise AssertionError("the collector ran no full collection")
+async def collected(c: Collector, at_least: int = 1) -> None:
+    """Until the collector ran `at_least` full collections."""
+    await until(
+        lambda: c.collections >= at_least,
+        lambda: f"the collector ran {c.collections} full collections, not {at_least}",
+    )
 
 
 async def test_serving_puts_cpython_s_full_collections_off_and_stop_gives_them_back() -> None:
@@ -139,12 +146,10 @@ async def test_however_busy_a_full_collection_comes_every_so_often(full: list[in
 
 
 async def settled(c: Collector, at_least: int) -> None:
-    """Until the collector froze what was alive `at_least` times (bounded)."""
-    for _ in range(2000):
-        if c.settled >= at_least:
-            return
-        await asyncio.sleep(LOOK)
-    raise AssertionError(f"the collector froze {c.settled} times, not {at_least}")
+    """Until the collector froze what was alive `at_least` times."""
+    await until(
+        lambda: c.settled >= at_least, lambda: f"the collector froze {c.settled} times, not {at_least}"
+    )
 
 
 async def test_while_busy_what_is_alive_is_frozen_so_young_collections_skip_it() -> None:
@@ -211,10 +216,7 @@ async def test_a_busy_bot_s_full_collections_leave_the_rushes_frozen_until_thaw_
         assert full[0] < 50 and c.settled > 0  # the frozen cycles were left for later
         frozen = gc.get_freeze_count()
         now[0] = 600.0  # ten minutes since the last thaw: this one thaws
-        for _ in range(2000):
-            if len(full) >= 2:
-                break
-            await asyncio.sleep(LOOK)
+        await collected(c, 2)
         assert c.collections == 2 and full[1] >= 50
         assert gc.get_freeze_count() < frozen  # what was frozen and died is gone from the frozen list
     finally:
