@@ -335,7 +335,7 @@ def read_tables() -> None:
     built a file of 300,000 notes: `benchmarks/recall.py --people`). `Mneme` calls this when it opens, so no
     person's first reply pays for them."""
     for table in (kin.others, kinds.members, forms.forms, common.weight):
-        table("")
+        table("")  # asking a table for nothing reads it
     emoji_words.names()
 
 
