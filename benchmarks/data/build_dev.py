@@ -62,6 +62,14 @@ game developer in Shenzhen; a vet in Tucson and a ferry mechanic in Seattle), th
 by their own words, by paraphrase and sideways (13, 13 and 14 a file, by their writers' count), with
 distractors among the memories (many allergies, several friends, both parents).
 
+`blind5_dialogue_*.txt`, built into `blind5_dialogues.json`, were written the same way on 2026-12-04 (a
+fifth round, after four had been tuned on): two Chinese sets (a couple living apart, a truck driver in
+Chengdu and a kindergarten teacher in a Sichuan town; a grandmother in Harbin and her granddaughter, a
+biology student in Guangzhou, her voice-to-text run-ons against the girl's slang) and an English one (a
+paramedic in Glasgow and her brother, a sous-chef in Melbourne), 170, 170 and 160 memories and 40 dialogues
+each, reached by their own words, by paraphrase and sideways (13-13-14, 13-13-14 and 13-12-15 by their
+writers' count).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -196,6 +204,7 @@ def main() -> int:
     build_dialogues("blind2_dialogue_*.txt", "blind2_dialogues.json")
     build("blind3_time", "blind3_time.json")
     build_dialogues("blind4_dialogue_*.txt", "blind4_dialogues.json")
+    build_dialogues("blind5_dialogue_*.txt", "blind5_dialogues.json")
     return 0
 
 
