@@ -141,12 +141,14 @@ cpu_other_line_is_not_a_cpu 1 1 1 1 1
 
 def test_idle_seconds_are_the_idle_and_iowait_ticks_of_the_cpus_asked_for(tmp_path, monkeypatch):
     stat = tmp_path / "stat"
-    stat.write_text(STAT.replace("cpu_other_line_is_not_a_cpu 1 1 1 1 1\n", ""), encoding="ascii")
+    stat.write_text(STAT, encoding="ascii")
     monkeypatch.setattr(spare_module.os, "sysconf", lambda name: 100)
     assert idle_seconds(stat=str(stat)) == pytest.approx((4030 + 5070) / 100)
     assert idle_seconds(frozenset({1}), str(stat)) == pytest.approx(50.70)
     assert idle_seconds(frozenset(), str(stat)) == 0.0
     assert idle_seconds(stat=str(tmp_path / "missing")) is None
+    stat.write_text("cpu0 500 0 250\n", encoding="ascii")  # a layout this does not read
+    assert idle_seconds(stat=str(stat)) is None
 
 
 def test_the_kernels_own_count_is_read_where_there_is_one():

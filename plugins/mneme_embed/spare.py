@@ -55,22 +55,23 @@ STALE = 10.0
 
 def idle_seconds(cpus: frozenset[int] | None = None, stat: str = "/proc/stat") -> float | None:
     """The seconds the CPUs in `cpus` (every CPU when None) have been idle or waiting for the disk since
-    boot, as the kernel counts them in `stat`; None where there is no such file."""
+    boot, as the kernel counts them in `stat`; None where there is no such file or it cannot be read."""
     try:
         with open(stat, encoding="ascii") as kernel:
             lines = kernel.read().splitlines()
-    except OSError:
+        ticks = 0
+        for line in lines:
+            name, _, rest = line.partition(" ")
+            number = name[3:]
+            if not name.startswith("cpu") or not number.isdigit():
+                continue  # the machine's total ("cpu"), and lines of other counts
+            if cpus is not None and int(number) not in cpus:
+                continue
+            fields = rest.split()
+            ticks += int(fields[3]) + int(fields[4])  # idle, iowait
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):  # no such file, or not the layout this reads: say nothing
         return None
-    ticks = 0
-    for line in lines:
-        name, _, rest = line.partition(" ")
-        if not name.startswith("cpu") or name == "cpu":
-            continue
-        if cpus is not None and int(name[3:]) not in cpus:
-            continue
-        fields = rest.split()
-        ticks += int(fields[3]) + int(fields[4])  # idle, iowait
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _cpus() -> frozenset[int] | None:
