@@ -66,11 +66,11 @@ closed runs of eight on 2026-12-04 (17.2 in the eighth, on a busier moment of th
 lines with multilingual-e5-small (`beside.py`), whose questions are recalled one after another on the same
 loop, alone for a few seconds before the run and then during it; printed, the recalls' p50 / p95 both ways.
 E5 leads two threads where the machine has both cores idle and one where it has not (`mneme_embed.spare`;
-`--beside e5-fixed` always leads two). Three interleaved pairs on 2026-12-04, 1,000 people x 3 turns at once
-with `--freeze`, e5 recall p50 / p95 beside the run: always two 25.2 / 76.4, 36.2 / 124.7, 31.0 / 179.2 ms;
-as the machine allows 30.9 / 44.4, 26.7 / 41.1, 26.2 / 40.4 (alone before the run the same, 15-20 / 21-36);
-the run's own loop lag p99 5.7-7.1 ms against 4.1-4.5 (the second thread's spinning had taken the core the
-store's thread needed).
+`--beside e5-fixed` always leads two). Five interleaved pairs on 2026-12-04, 1,000 people x 3 turns at once
+with `--freeze`, always two against as the machine allows: e5 recall p95 beside the run 76-179 ms (median
+125) against 33-44 (40), p50 22-36 against 21-31; alone before the run the same (p95 21-36); and the run
+itself gained, the second thread's spinning no longer taking the core the store's thread needs: 187-364
+turns/s (median 267) against 246-458 (343), the loop's lag p99 5.2-7.1 ms against 3.7-4.5.
 """
 
 from __future__ import annotations
