@@ -1,4 +1,5 @@
-"""What of a query the meaning tier embeds: a dialogue so far's latest lines, a question whole."""
+"""What of a query the meaning tier embeds: a dialogue so far's latest lines and its last line apart, a
+question whole."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ async def test_of_a_dialogue_so_far_only_its_latest_lines_are_embedded(db_path, 
     model = Recording()
     with companion(db_path, clock, model) as m:
         found = await m.arecall(S, "\n".join(OLD + RECENT))
-    assert model.queries == ["\n".join(RECENT)]  # Lisbon and the tarts are the conversation's past
+    # Lisbon and the tarts are the conversation's past; the line being answered is placed apart too.
+    assert model.queries == ["\n".join(RECENT), RECENT[-1]]
     assert found.tier == "embeddings" and CAT in [r.note.text for r in found.chosen]
 
 
@@ -70,7 +72,7 @@ async def test_a_question_is_embedded_whole_and_a_short_dialogue_all_of_it(db_pa
     with companion(db_path, clock, model) as m:
         await m.arecall(S, "what is my cat called?")
         await m.arecall(S, "\n".join(RECENT[-2:]))
-    assert model.queries == ["what is my cat called?", "\n".join(RECENT[-2:])]
+    assert model.queries == ["what is my cat called?", "\n".join(RECENT[-2:]), RECENT[-1]]
 
 
 async def test_dialogues_that_end_alike_are_embedded_once(db_path, clock):
@@ -79,7 +81,38 @@ async def test_dialogues_that_end_alike_are_embedded_once(db_path, clock):
         await m.arecall(S, "\n".join(OLD + RECENT))
         await m.arecall(S, "\n".join(OLD[1:] + RECENT))  # the same latest lines: the cached vector
         await m.arecall(S, "\n".join([*RECENT, "It is, it just ran off."]))
-    assert model.queries == ["\n".join(RECENT), "\n".join([*RECENT[1:], "It is, it just ran off."])]
+    assert model.queries == [
+        "\n".join(RECENT),
+        RECENT[-1],
+        "\n".join([*RECENT[1:], "It is, it just ran off."]),
+        "It is, it just ran off.",
+    ]
+
+
+class Counting(Recording):
+    """The same axes, each as long as the times its word is said: a dialogue that says "tea" four times and
+    "cat" once points at the tea."""
+
+    @staticmethod
+    def vector(text: str) -> list[float]:
+        low = text.lower()
+        return [low.count("cat") + low.count("猫"), low.count("tea"), 0.2]
+
+
+TEA_TALK = ["I made tea.", "Tea again, the good tea.", "The tea was great.", "Oh, where is the cat?"]
+
+
+async def test_a_note_near_the_line_being_answered_is_found_though_the_dialogue_points_elsewhere(
+    db_path, clock
+):
+    model = Counting()
+    with companion(db_path, clock, model) as m:
+        # No recent notes beside the matches: each note chosen is one the query found.
+        found = await m.arecall(S, "\n".join(TEA_TALK), recent=0)
+        whole = await m.arecall(S, " ".join(TEA_TALK), recent=0)  # the same words as one line: placed whole
+    assert model.queries == ["\n".join(TEA_TALK), TEA_TALK[-1], " ".join(TEA_TALK)]
+    assert found.tier == "embeddings" and CAT in [r.note.text for r in found.chosen]
+    assert [r.note.text for r in whole.chosen] == [TEA]  # the cat's one word in four of tea is too little
 
 
 class CountingE5:

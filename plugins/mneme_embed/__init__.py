@@ -190,7 +190,12 @@ class E5Embeddings(_Loaded):
         return self._led(lambda: self.model.passage([text])[0])
 
     def _query(self, texts: list[str]) -> Any:
-        return self._led(lambda: self.model.query([self.bounded(text) for text in texts]))
+        """The texts one at a time: a batch is padded to its longest text, and a dialogue so far is placed by
+        its latest lines and by its last line apart (`mneme_core.meaning.tiers.placed_texts`), 80 tokens and
+        20: one batch cost the short one 80 too."""
+        if len(texts) == 1:
+            return self._led(lambda: self.model.query([self.bounded(texts[0])]))
+        return [self._led(lambda text=text: self.model.query([self.bounded(text)])[0]) for text in texts]
 
     def _led(self, work: Any) -> Any:
         """`work()` on the model's thread, its OpenMP team as big as the cores the machine has spare."""
