@@ -25,7 +25,14 @@ from mneme_core import Mneme
 from mneme_core.meaning import Embeddings
 from mneme_core.meaning.vectors import CENTER_MIN
 
-QUERIES = ("how is my kitten", "any good tea lately", "the race next month", "trouble at the office")
+# The last is a dialogue so far: placed by its lines and by its last line apart, each note the nearer.
+QUERIES = (
+    "how is my kitten",
+    "any good tea lately",
+    "the race next month",
+    "trouble at the office",
+    "any good tea lately\nhow is my kitten",
+)
 CONCEPT_WORDS = ("kitten", "oolong tea", "marathon", "boss", "guitar")
 
 

@@ -418,7 +418,7 @@ class Meaning:
         """`vector` placed among this embedder's vectors (None before the file has any, or when its
         dimensions differ): how another vector tier, such as word centroids, searches the same notes."""
         found = self._eid_and_dims()
-        if found is None or found[1] != len(vector):
+        if found is None or found[1] != numpy().shape(vector)[-1]:  # a vector, or a row each (`Placed`)
             return None
         eid, dims = found
         floor = self._floor if self._floor is not None else calibrate.DEFAULT
