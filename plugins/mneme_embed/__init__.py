@@ -197,7 +197,7 @@ class E5Embeddings(_Loaded):
             return self._led(lambda: self.model.query([self.bounded(texts[0])]))
         return [self._led(lambda text=text: self.model.query([self.bounded(text)])[0]) for text in texts]
 
-    def _led(self, work: Any) -> Any:
+    def _led(self, work: Callable[[], Any]) -> Any:
         """`work()` on the model's thread, its OpenMP team as big as the cores the machine has spare."""
         self.model  # noqa: B018 - loads the model, and with it the OpenMP runtime the team is set in
         if self.spare is None:
