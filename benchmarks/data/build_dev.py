@@ -70,6 +70,13 @@ paramedic in Glasgow and her brother, a sous-chef in Melbourne), 170, 170 and 16
 each, reached by their own words, by paraphrase and sideways (13-13-14, 13-13-14 and 13-12-15 by their
 writers' count).
 
+`blind6_dialogue_*.txt`, built into `blind6_dialogues.json`, were written the same way on 2026-12-04 (a sixth
+round, to check a change measured on the first five: a dialogue's last line placed apart by the meaning
+tier) and committed after that one measurement: two Chinese sets (former classmates, a pharmacist in Xi'an
+and a photographer in Dali; a Chongqing taxi driver and his son in Hangzhou, the memories in the third
+person) and an English one (friends in Cork and Toronto). Their writers were asked to put the hint that
+calls a memory up in the last message for some dialogues and earlier for others.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -205,6 +212,7 @@ def main() -> int:
     build("blind3_time", "blind3_time.json")
     build_dialogues("blind4_dialogue_*.txt", "blind4_dialogues.json")
     build_dialogues("blind5_dialogue_*.txt", "blind5_dialogues.json")
+    build_dialogues("blind6_dialogue_*.txt", "blind6_dialogues.json")
     return 0
 
 
