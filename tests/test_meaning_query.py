@@ -1,5 +1,5 @@
-"""What of a query the meaning tier embeds: a dialogue so far's latest lines and its last line apart, a
-question whole."""
+"""What of a query the meaning tier embeds: a dialogue so far's latest lines (and a Chinese one's last line
+apart), a question whole."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tier_fakes import S
 
 from mneme_core import Mneme
 from mneme_core.meaning import Embeddings
-from mneme_core.meaning.tiers import LATEST
+from mneme_core.meaning.tiers import LATEST, placed_texts
 
 CAT = "养了一只叫年糕的猫"
 TEA = "likes oolong tea in the morning"
@@ -62,8 +62,7 @@ async def test_of_a_dialogue_so_far_only_its_latest_lines_are_embedded(db_path, 
     model = Recording()
     with companion(db_path, clock, model) as m:
         found = await m.arecall(S, "\n".join(OLD + RECENT))
-    # Lisbon and the tarts are the conversation's past; the line being answered is placed apart too.
-    assert model.queries == ["\n".join(RECENT), RECENT[-1]]
+    assert model.queries == ["\n".join(RECENT)]  # Lisbon and the tarts are the conversation's past
     assert found.tier == "embeddings" and CAT in [r.note.text for r in found.chosen]
 
 
@@ -72,7 +71,7 @@ async def test_a_question_is_embedded_whole_and_a_short_dialogue_all_of_it(db_pa
     with companion(db_path, clock, model) as m:
         await m.arecall(S, "what is my cat called?")
         await m.arecall(S, "\n".join(RECENT[-2:]))
-    assert model.queries == ["what is my cat called?", "\n".join(RECENT[-2:]), RECENT[-1]]
+    assert model.queries == ["what is my cat called?", "\n".join(RECENT[-2:])]
 
 
 async def test_dialogues_that_end_alike_are_embedded_once(db_path, clock):
@@ -81,28 +80,29 @@ async def test_dialogues_that_end_alike_are_embedded_once(db_path, clock):
         await m.arecall(S, "\n".join(OLD + RECENT))
         await m.arecall(S, "\n".join(OLD[1:] + RECENT))  # the same latest lines: the cached vector
         await m.arecall(S, "\n".join([*RECENT, "It is, it just ran off."]))
-    assert model.queries == [
-        "\n".join(RECENT),
-        RECENT[-1],
-        "\n".join([*RECENT[1:], "It is, it just ran off."]),
-        "It is, it just ran off.",
-    ]
+    assert model.queries == ["\n".join(RECENT), "\n".join([*RECENT[1:], "It is, it just ran off."])]
 
 
 class Counting(Recording):
-    """The same axes, each as long as the times its word is said: a dialogue that says "tea" four times and
-    "cat" once points at the tea."""
+    """The same axes, each as long as the times its word is said ("咪", kitty, is the cat's too): a dialogue
+    that says "茶" six times and "咪" once points at the tea."""
 
     @staticmethod
     def vector(text: str) -> list[float]:
         low = text.lower()
-        return [low.count("cat") + low.count("猫"), low.count("tea"), 0.2]
+        return [low.count("cat") + low.count("猫") + low.count("咪"), low.count("tea") + low.count("茶"), 0.2]
 
 
-TEA_TALK = ["I made tea.", "Tea again, the good tea.", "The tea was great.", "Oh, where is the cat?"]
+# The last line names the cat by a word its note does not have: only meaning finds it.
+TEA_TALK = [
+    "我泡了一壶茶，好茶。",
+    "又是茶？你天天喝茶。",
+    "这茶真的不错，明天还喝茶。",
+    "哎，我家小咪跑哪去了？",
+]
 
 
-async def test_a_note_near_the_line_being_answered_is_found_though_the_dialogue_points_elsewhere(
+async def test_a_chinese_note_near_the_line_being_answered_is_found_though_the_chat_points_elsewhere(
     db_path, clock
 ):
     model = Counting()
@@ -152,3 +152,21 @@ async def test_e5_places_at_most_its_query_tokens_dropping_the_oldest_lines_firs
     assert whole.model.queries == ["\n".join(["a b c d e f g h", *lines])]
     with pytest.raises(ValueError, match="query_tokens"):
         mneme_embed.E5Embeddings(CountingE5(), name="e5:none", query_tokens=0)
+
+
+@pytest.mark.parametrize(
+    ("last", "apart"),
+    [
+        ("明年五一我们去三亚潜水吧", True),
+        ("我用Unity写了一整天bug", True),  # a few English words in a Chinese line
+        ("lol same", False),
+        ("so we went for margs after work 🍹🍹", False),  # an emoji's Chinese name does not count
+        ("我今天 bought a new phone for work", False),  # mostly English
+        ("[捂脸]", True),  # an emoticon's code is Chinese too
+        ("ok", False),
+    ],
+)
+def test_the_last_line_is_placed_apart_when_it_is_mostly_chinese(last, apart):
+    turns = ("上周末去爬山了", last)
+    assert placed_texts("\n".join(turns), turns) == ["\n".join(turns), *([last] if apart else [])]
+    assert placed_texts(last) == [last]  # a question, one line: itself alone

@@ -25,13 +25,13 @@ from mneme_core import Mneme
 from mneme_core.meaning import Embeddings
 from mneme_core.meaning.vectors import CENTER_MIN
 
-# The last is a dialogue so far: placed by its lines and by its last line apart, each note the nearer.
+# The last is a Chinese dialogue so far: placed by its lines and by its last line apart, each note the nearer.
 QUERIES = (
     "how is my kitten",
     "any good tea lately",
     "the race next month",
     "trouble at the office",
-    "any good tea lately\nhow is my kitten",
+    "最近有什么好茶吗\n我家的猫最近怎么样",
 )
 CONCEPT_WORDS = ("kitten", "oolong tea", "marathon", "boss", "guitar")
 
@@ -89,6 +89,7 @@ def test_recall_scores_and_explain_are_the_files(db_path, tmp_path, clock, n):
             np.testing.assert_allclose([s for *_r, s in mine], [s for *_r, s in theirs], rtol=1e-5, atol=1e-6)
             assert got.explain() == want.explain()
             # The similarities themselves, every note's, and the floor they are measured against.
+            assert here.meaning._queries[query].ndim == (2 if "\n" in query else 1)  # two rows: two vectors
             placed_here = here.meaning.placed_at(here.meaning._queries[query])
             placed_file = file.meaning.placed_at(file.meaning._queries[query])
             ids_h, sims_h, floor_h = here.store.read(_similar, placed_here)
