@@ -37,6 +37,7 @@ import asyncio
 import os
 import threading
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from mneme_core.hookspecs import hookimpl
@@ -152,7 +153,6 @@ class E5Embeddings(_Loaded):
         self.threads = threads or min(THREADS, os.cpu_count() or 1)
         self.query_tokens = query_tokens
         self.spare = Spare(self.threads) if spare and self.threads > 1 else None
-        self._teams: Callable[[int], None] | bool | None = None  # `openmp_teams()` once loaded; False: none
         self._load_lock = threading.Lock()
         if blas_threads is not None:
             limit_blas(blas_threads)  # the cores are the model's (see `mneme_embed.cores`)
@@ -190,21 +190,21 @@ class E5Embeddings(_Loaded):
         return self._led(lambda: self.model.passage([text])[0])
 
     def _query(self, texts: list[str]) -> Any:
-        """The texts one at a time: a batch is padded to its longest text, and a dialogue so far is placed by
-        its latest lines and by its last line apart (`mneme_core.meaning.tiers.placed_texts`), 80 tokens and
-        20: one batch cost the short one 80 too."""
-        if len(texts) == 1:
-            return self._led(lambda: self.model.query([self.bounded(texts[0])]))
+        """The texts one at a time: the engine pads a batch to its longest text, and a Chinese dialogue so
+        far is placed by its latest lines (up to 80 tokens) and by its last line apart
+        (`mneme_core.meaning.tiers.placed_texts`), which in one batch would cost as much as the 80."""
         return [self._led(lambda text=text: self.model.query([self.bounded(text)])[0]) for text in texts]
+
+    @cached_property
+    def _teams(self) -> Callable[[int], None] | None:
+        """`openmp_teams()`, asked on the model's thread once the model, and with it the OpenMP runtime the
+        team is set in, is loaded."""
+        self.model  # noqa: B018 - loads the model
+        return openmp_teams()
 
     def _led(self, work: Callable[[], Any]) -> Any:
         """`work()` on the model's thread, its OpenMP team as big as the cores the machine has spare."""
-        self.model  # noqa: B018 - loads the model, and with it the OpenMP runtime the team is set in
-        if self.spare is None:
-            return work()
-        if self._teams is None:
-            self._teams = openmp_teams() or False
-        if not self._teams:
+        if self.spare is None or self._teams is None:
             return work()
         with self.spare.leading() as team:
             self._teams(team)
