@@ -109,8 +109,7 @@ class Spare:
         self._clock = clock
         self._cpu = cpu
         self._lock = threading.Lock()
-        self._began = clock()
-        self._ran = self._idle_ran = self._own = 0.0  # the window's calls: time, idle time, the model's CPU
+        self._restart(clock())
 
     @contextmanager
     def leading(self) -> Iterator[int]:
@@ -129,10 +128,10 @@ class Spare:
         with self._lock:
             now = self._clock()
             if now - self._began > STALE:
-                self._began, self._ran, self._idle_ran, self._own = now - wall, 0.0, 0.0, 0.0
+                self._restart(now - wall)
             if team > 1 and wall >= SLOW and cpu < CROWDED * wall:
                 self.team = 1  # crowded out: the team waited for its own threads
-                self._began, self._ran, self._idle_ran, self._own = now, 0.0, 0.0, 0.0
+                self._restart(now)
                 return
             self._ran += wall
             self._idle_ran += idle
@@ -141,4 +140,8 @@ class Spare:
                 return
             others = max(0.0, self.cores * self._ran - self._idle_ran - self._own) / self._ran
             self.team = max(1, min(self.threads, int(self.cores - others + BUSY)))
-            self._began, self._ran, self._idle_ran, self._own = now, 0.0, 0.0, 0.0
+            self._restart(now)
+
+    def _restart(self, at: float) -> None:
+        """A new window from `at`, with no calls in it yet (their time, the idle time, the model's CPU)."""
+        self._began, self._ran, self._idle_ran, self._own = at, 0.0, 0.0, 0.0
