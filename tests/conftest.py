@@ -76,6 +76,7 @@ BOTH_BACKENDS = {
     "test_postgres.py",
     "test_recall_lines.py",
     "test_kinds.py",
+    "test_broader.py",
     "test_emoji_words.py",
     "test_people.py",
     "test_centroids.py",

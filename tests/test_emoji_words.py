@@ -52,7 +52,7 @@ def test_a_dialogue_that_offers_a_thing_by_its_emoji_finds_the_note_that_names_i
         mneme.remember(S, said, kind="fact")
         clock.now += DAY
     mango = "🥭🥭" if emoji else ""
-    offer = f"我们这边凯特芒上市了 又大又甜 一个有两斤重\n我给你寄一箱过去吧{mango} 顺丰两天就到"
+    offer = f"我们这边果园的果子上市了 又大又甜 一个有两斤重\n我给你寄一箱过去吧{mango} 顺丰两天就到"
 
     found = mneme.recall(S, offer, limit=2, log=False)
 

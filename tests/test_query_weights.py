@@ -147,7 +147,7 @@ SMOKES = "Smokes about a pack a day, tried to quit last year"
 TOLD_ON = (
     "Aduo told on you\nwhat did she say?\n"
     "that you sat in the backyard playing guitar all evening, old Beatles songs again, a beer, the radio on, "
-    "cigarette ends everywhere\nlol she tells you everything\nshe worries. still a pack a day?\n"
+    "mugs everywhere\nlol she tells you everything\nshe worries. still a pack a day?\n"
     "its just stress, after this month I stop, for real"
 )
 

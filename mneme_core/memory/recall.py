@@ -6,8 +6,8 @@ notes still counts a little, so asking about what a person mostly talks about st
 less than a fifth of the best match's evidence is too weak to take a slot (with Chinese matched by
 characters, a lone common character is not evidence); for a dialogue so far, a tenth (its best match sums
 what it shares with many lines, see `query`). A question that asks a kind ("which instrument") also asks
-for its members ("cello", `kinds`), and an English word its derived forms ("compete": "competition",
-`forms`).
+for its members ("cello", `kinds`), a specific thing its broader words (a crawfish boil: "shellfish",
+`broader`), and an English word its derived forms ("compete": "competition", `forms`).
 
 Score. `evidence x (0.75 + 0.25 freshness) x (0.4 + 0.15 importance) x (1 + 0.3 |feeling|)`. Freshness
 breaks near ties between comparable evidence; it must not overturn a clear difference in it: a person asking
@@ -97,7 +97,7 @@ from .. import emoji_words, text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import AWAKE, FADING, LIVE
-from . import archive, common, forms, hops, index, kin, kinds, links, overview, query
+from . import archive, broader, common, forms, hops, index, kin, kinds, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within
@@ -262,7 +262,8 @@ class Ask:
     def _members(self) -> dict[str, tuple[str, float]]:
         """What a question's words bring beside themselves, each to the word it comes from and its share of
         that word's weight: the other words for the relatives it names ("mum" -> "mother", `kin`), the
-        members of the kinds it asks ("cello" -> "instrument", `kinds`), then the derived forms of its
+        members of the kinds it asks ("cello" -> "instrument", `kinds`), the broader words of the specific
+        things it names ("crawfish" -> "shellfish", 五粮液 -> 酒, `broader`), then the derived forms of its
         English words ("competition" -> "compete", `forms`). A dialogue so far's words bring theirs too,
         each weighing its share of its line's weight (`query`): an old line's weigh as little as its words.
 
@@ -281,6 +282,8 @@ class Ask:
         found = {other: (term, kin.weight(other)) for other, term in kin.widened(self.asked).items()}
         for member, kind in kinds.widened(self.asked).items():
             found.setdefault(member, (kind, kinds.weight(member, kind)))
+        for word, thing in broader.widened(self.asked).items():
+            found.setdefault(word, (thing, broader.weight(word)))
         for form, term in forms.widened(self.asked).items():
             found.setdefault(form, (term, forms.weight(form)))
         return found
@@ -334,7 +337,7 @@ def read_tables() -> None:
     collection of the process's heap (38 ms of a first recall's 58, measured in a process that had just
     built a file of 300,000 notes: `benchmarks/recall.py --people`). `Mneme` calls this when it opens, so no
     person's first reply pays for them."""
-    for table in (kin.others, kinds.members, forms.forms, common.weight):
+    for table in (kin.others, kinds.members, broader.things, forms.forms, common.weight):
         table("")  # asking a table for nothing reads it
     emoji_words.names()
 
