@@ -103,6 +103,14 @@ brother and sister, a hotel cook in Xiamen and an accountant in Nanjing; two fri
 company, the memories in the third person) and an English one (a retired librarian in Dublin and her
 grandson, a nursing student in Manchester).
 
+`blind10_dialogue_*.txt`, built into `blind10_dialogues.json`, were written the same way on 2026-12-04 (a
+tenth round, asked for in the same words as the ninth, with no example of a sideways memory given) to check
+the table's last rows and a chat's own word for what its thing is (`broader.said`), and committed after
+that one measurement: two Chinese sets (a retired teacher in Qingdao and her daughter, a biology student in
+Shanghai; two army buddies in their forties, a ride-hailing driver in Zhengzhou and a farm-stay owner near
+Guilin, half the memories in the third person) and an English one (neighbours in Cape Town, a pregnant
+software tester and a retired firefighter).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -242,6 +250,7 @@ def main() -> int:
     build_dialogues("blind7_dialogue_*.txt", "blind7_dialogues.json")
     build_dialogues("blind8_dialogue_*.txt", "blind8_dialogues.json")
     build_dialogues("blind9_dialogue_*.txt", "blind9_dialogues.json")
+    build_dialogues("blind10_dialogue_*.txt", "blind10_dialogues.json")
     return 0
 
 
