@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mneme_core import Mneme, text
-from mneme_core.memory import broader, common
+from mneme_core.memory import broader, common, query
 from mneme_core.memory.recall import Ask
 
 S = "discord:42"
@@ -127,3 +127,20 @@ def test_the_memory_a_chats_specific_thing_falls_under_is_found(
     assert len(chosen) >= 3
     if widen:
         assert term in chosen[rule]
+
+
+def test_a_chats_own_word_for_what_its_thing_is_weighs_what_the_thing_makes_it() -> None:
+    # 虾 is the chat's own term (a character of 虾饺) and a broader word of 虾饺; 海鲜 it does not say.
+    assert broader.said(text.terms("给你蒸一笼虾饺")) == {"虾": "虾饺"}
+    assert broader.said(text.terms("给你寄了一箱生蚝")) == {}
+    turns = ("国庆你们来了啥都别管", "我学了包虾饺，你一到我就蒸一大笼")
+    found = ask("\n".join(turns), turns)
+    plain = query.weighted(turns, list(found.asked))["虾"]
+    raised = broader.weight("虾") * found.weights["虾饺"]
+    assert raised > plain
+    assert found.weights["虾"] == pytest.approx(raised)
+    # A one-line question's own words weigh as they are: it names what it asks about.
+    question = ask("你还吃虾饺吗？")
+    assert question.weights.get("虾", 1.0) == pytest.approx(
+        query.weighted((), list(question.asked), question.query).get("虾", 1.0)
+    )

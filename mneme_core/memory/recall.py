@@ -323,6 +323,10 @@ class Ask:
         weights = query.weighted(self.turns, list(self.asked), self.query)
         for member, (term, share) in self._members.items():
             weights[member] = share * weights.get(term, 1.0)
+        # A chat's own word for what a thing of it is (虾 of 虾饺) weighs at least what the thing makes it.
+        if self.turns:
+            for word, thing in broader.said(self.asked).items():
+                weights[word] = max(weights.get(word, 1.0), broader.weight(word) * weights.get(thing, 1.0))
         # Disjoint: an event's words are muted only when the question named no period (`anchors`), and the
         # period an event dates names no phrase.
         for term in self.muted | self.naming:
