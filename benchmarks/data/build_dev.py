@@ -111,6 +111,14 @@ Shanghai; two army buddies in their forties, a ride-hailing driver in Zhengzhou 
 Guilin, half the memories in the third person) and an English one (neighbours in Cape Town, a pregnant
 software tester and a retired firefighter).
 
+`blind11_dialogue_*.txt`, built into `blind11_dialogues.json`, were written the same way on 2026-12-05 (an
+eleventh round, asked for in blind 10's words) to check rows added to the broader table after blind 10 had
+been looked at, and committed after that one measurement: two Chinese sets (high-school deskmates from
+Changsha, a flight attendant in Guangzhou and a primary-school maths teacher with a toddler; a retired
+history teacher in Xi'an and his granddaughter, a first-year student in Chengdu, half the memories in the
+third person) and an English one (cousins, a vet nurse in Brisbane and a history PhD student in
+Edinburgh).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -251,6 +259,7 @@ def main() -> int:
     build_dialogues("blind8_dialogue_*.txt", "blind8_dialogues.json")
     build_dialogues("blind9_dialogue_*.txt", "blind9_dialogues.json")
     build_dialogues("blind10_dialogue_*.txt", "blind10_dialogues.json")
+    build_dialogues("blind11_dialogue_*.txt", "blind11_dialogues.json")
     return 0
 
 
