@@ -14,17 +14,18 @@ the blind rounds were written before any engine ran on them), before -> with the
 
 | set | Chinese | English |
 |---|---|---|
-| dialogues (dev) | 0.734 / 0.767 -> 0.754 / 0.785 | 0.529 / 0.595 -> 0.581 / 0.635 |
+| dialogues (dev) | 0.734 / 0.767 -> 0.756 / 0.788 | 0.529 / 0.595 -> 0.581 / 0.635 |
 | fresh dialogues | 0.671 / 0.757 -> 0.729 / 0.814 | |
 | blind dialogues | 0.440 / 0.552 -> 0.452 / 0.594 | 0.354 / 0.435 -> 0.410 / 0.510 |
-| blind 2 | 0.504 / 0.586 -> 0.674 / 0.735 | 0.588 / 0.708 -> 0.625 / 0.729 |
+| blind 2 | 0.504 / 0.586 -> 0.682 / 0.743 | 0.588 / 0.708 -> 0.625 / 0.729 |
 | blind 4 | 0.421 / 0.533 -> 0.558 / 0.708 | 0.388 / 0.450 -> 0.525 / 0.588 |
-| blind 5 | 0.444 / 0.523 -> 0.579 / 0.685 | 0.487 / 0.562 -> 0.575 / 0.637 |
+| blind 5 | 0.444 / 0.523 -> 0.592 / 0.698 | 0.487 / 0.562 -> 0.575 / 0.637 |
 | blind 6 | 0.567 / 0.623 -> 0.692 / 0.717 | 0.487 / 0.575 -> 0.550 / 0.637 |
-| blind 7 | 0.287 / 0.331 -> 0.425 / 0.519 | 0.375 / 0.375 -> 0.475 / 0.475 |
+| blind 7 | 0.287 / 0.331 -> 0.444 / 0.537 | 0.375 / 0.375 -> 0.475 / 0.475 |
 | blind 8 | 0.475 / 0.500 -> 0.531 / 0.569 | 0.250 / 0.287 -> 0.300 / 0.388 |
 | blind 9 | 0.544 / 0.644 -> 0.606 / 0.694 | 0.537 / 0.613 -> 0.588 / 0.662 |
-| blind 10 (written after all of it) | 0.525 / 0.631 -> 0.592 / 0.667 | 0.537 / 0.600 -> 0.625 / 0.675 |
+| blind 10 | 0.525 / 0.631 -> 0.610 / 0.685 | 0.537 / 0.600 -> 0.625 / 0.675 |
+| blind 11 (written after all of it) | 0.694 / 0.750 -> 0.719 / 0.787 | 0.362 / 0.425 -> 0.487 / 0.575 |
 
 How it was checked. The table and its weights (then 1.3 for Chinese) were fixed, and blind 7 was written
 (the rounds before it had been looked at, and may have shaped what the table holds): Chinese 0.287 ->
@@ -49,7 +50,12 @@ got rows of their own (海鲜 and 虾, 海鲜 and 蟹), and rows for offal, herb
 painkillers were added. Blind 10, asked for in blind 9's words with no example given, checks that
 last step: Chinese 0.525 -> 0.579 @6 with the table as blind 9 had it and 0.592 with the step (e5
 0.537 -> 0.573 -> 0.598), English 0.537 -> 0.625 (e5 0.600 -> 0.637); the reference finds 0.506 of
-its Chinese memories and 0.512 of its English, FTS5 0.487 and 0.487.
+its Chinese memories and 0.512 of its English, FTS5 0.487 and 0.487. Rows for altitude, heat,
+horror, steroids and antihistamines, more milk and liquor brands and sweets, and pork were added
+after blind 10's misses had been looked at (so blind 10's 0.592 became 0.610); blind 11, written
+after them, found them idle: Chinese 0.694 -> 0.719 @6 and English 0.362 -> 0.487 with the table or
+without those rows (e5 0.694 -> 0.706 and 0.463 -> 0.588; the reference 0.650 and 0.350, FTS5 0.675
+and 0.300).
 
 Chinese words @6 by the share (before that last step):
 
