@@ -44,6 +44,9 @@ def test_every_row_names_broader_words_and_things_that_have_terms() -> None:
         ("给你寄了一箱生蚝", {"海鲜", "贝类", "贝壳"}),
         # A broader word is its first term: 青霉素 is 青霉.
         ("店里顺手拿盒阿莫西林吃两天", {"青霉", "抗生", "消炎"}),
+        # A slang name for the thing the memory names.
+        ("厨房刚跑过去一只小强", {"蟑螂"}),
+        ("grabbed you some rubber gloves for the dishes", {"latex"}),
     ],
 )
 def test_a_specific_thing_brings_its_broader_words(said: str, brought: set[str]) -> None:
@@ -58,6 +61,17 @@ def test_a_thing_of_several_terms_needs_them_all_and_the_querys_own_terms_are_no
     # A query that says the broader word itself keeps it as its own term.
     assert "shellfish" not in broader.widened(text.terms("crawfish? I'm allergic to shellfish"))
     assert broader.widened(text.terms("how was your day")) == {}
+
+
+@pytest.mark.parametrize(
+    ("said", "not_brought"),
+    [
+        ("for your sake, take the day off", "alcohol"),  # sake, the drink, is left out of the table
+        ("the hot air balloon ride over the vineyards", "latex"),  # so is a balloon
+    ],
+)
+def test_a_word_chat_mostly_means_otherwise_is_no_thing(said: str, not_brought: str) -> None:
+    assert not_brought not in broader.widened(text.terms(said))
 
 
 def test_a_broader_word_weighs_its_scripts_share_of_the_word_that_named_the_thing() -> None:
