@@ -47,6 +47,8 @@ def test_every_row_names_broader_words_and_things_that_have_terms() -> None:
         # A slang name for the thing the memory names.
         ("厨房刚跑过去一只小强", {"蟑螂"}),
         ("grabbed you some rubber gloves for the dishes", {"latex"}),
+        ("forgot my inhaler at home again", {"asthma"}),
+        ("广场上一大群鸽子，吓死我了", {"鸟"}),
     ],
 )
 def test_a_specific_thing_brings_its_broader_words(said: str, brought: set[str]) -> None:
