@@ -9,7 +9,7 @@ from tier_fakes import S
 
 from mneme_core import Mneme
 from mneme_core.meaning import Embeddings
-from mneme_core.meaning.tiers import LATEST, placed_texts
+from mneme_core.meaning.tiers import LATEST, Placed, placed_texts
 
 CAT = "养了一只叫年糕的猫"
 TEA = "likes oolong tea in the morning"
@@ -170,3 +170,9 @@ def test_the_last_line_is_placed_apart_when_it_is_mostly_chinese(last, apart):
     turns = ("上周末去爬山了", last)
     assert placed_texts("\n".join(turns), turns) == ["\n".join(turns), *([last] if apart else [])]
     assert placed_texts(last) == [last]  # a question, one line: itself alone
+
+
+def test_a_placed_query_does_not_print_its_vector():
+    placed = Placed(1, np.full(384, 0.123456, dtype=np.float32), 0.8, None, 1.0)
+    assert "0.123" not in repr(placed)  # hundreds of floats took 1.5 ms to print (`decide.run`)
+    assert "floor=0.8" in repr(placed)

@@ -82,7 +82,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import text
@@ -134,7 +134,9 @@ class Placed:
     """A query placed by the embeddings tier: its vector, and where to look for the notes near it."""
 
     embedder_id: int
-    vector: Any  # one vector; or a row each of the texts a dialogue so far is placed by (`placed_texts`)
+    # One vector; or a row each of the texts a dialogue so far is placed by (`placed_texts`). Not in the
+    # repr: printing hundreds of floats took 1.5 ms, and a repr is made where nobody reads it (`decide.run`).
+    vector: Any = field(repr=False)
     floor: float
     index: VectorIndex
     weight: float | None = None  # the embedder's stated weight (see `embeddings`); None: the cautious rule
