@@ -70,6 +70,7 @@ def test_a_thing_of_several_terms_needs_them_all_and_the_querys_own_terms_are_no
     [
         ("for your sake, take the day off", "alcohol"),  # sake, the drink, is left out of the table
         ("the hot air balloon ride over the vineyards", "latex"),  # so is a balloon
+        ("就喝了一点点，老乡来了嘛", "奶茶"),  # and 一点点, a milk-tea shop's name
     ],
 )
 def test_a_word_chat_mostly_means_otherwise_is_no_thing(said: str, not_brought: str) -> None:
