@@ -87,9 +87,15 @@ def test_a_broader_word_weighs_its_scripts_share_of_the_word_that_named_the_thin
     found = ask("\n".join(turns), turns)
     thing = broader.widened(found.asked)["白酒"]
     assert found.weights["白酒"] == pytest.approx(
-        broader.BROADER[True] * common.weight("白酒") * found.weights[thing]
+        broader.IN_DIALOGUE[True] * common.weight("白酒") * found.weights[thing]
+    )
+    # A one-line Chinese question weighs it at `BROADER`: its thing's word weighs whole already.
+    found = ask("他珍藏的五粮液还在吗？")
+    assert found.weights["白酒"] == pytest.approx(
+        broader.BROADER[True] * common.weight("白酒") * found.weights.get(thing, 1.0)
     )
     assert broader.BROADER[True] != broader.BROADER[False]  # the two scripts are weighed apart
+    assert broader.IN_DIALOGUE[True] > broader.BROADER[True]  # and a dialogue's Chinese more
 
 
 SHELLFISH = "I'm allergic to shellfish, my throat closed up at a wedding once"
@@ -153,7 +159,7 @@ def test_a_chats_own_word_for_what_its_thing_is_weighs_what_the_thing_makes_it()
     turns = ("国庆你们来了啥都别管", "我学了包虾饺，你一到我就蒸一大笼")
     found = ask("\n".join(turns), turns)
     plain = query.weighted(turns, list(found.asked))["虾"]
-    raised = broader.weight("虾") * found.weights["虾饺"]
+    raised = broader.weight("虾", dialogue=True) * found.weights["虾饺"]
     assert raised > plain
     assert found.weights["虾"] == pytest.approx(raised)
     # A one-line question's own words weigh as they are: it names what it asks about.

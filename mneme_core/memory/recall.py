@@ -283,7 +283,7 @@ class Ask:
         for member, kind in kinds.widened(self.asked).items():
             found.setdefault(member, (kind, kinds.weight(member, kind)))
         for word, thing in broader.widened(self.asked).items():
-            found.setdefault(word, (thing, broader.weight(word)))
+            found.setdefault(word, (thing, broader.weight(word, dialogue=bool(self.turns))))
         for form, term in forms.widened(self.asked).items():
             found.setdefault(form, (term, forms.weight(form)))
         return found
@@ -326,7 +326,8 @@ class Ask:
         # A chat's own word for what a thing of it is (虾 of 虾饺) weighs at least what the thing makes it.
         if self.turns:
             for word, thing in broader.said(self.asked).items():
-                weights[word] = max(weights.get(word, 1.0), broader.weight(word) * weights.get(thing, 1.0))
+                made = broader.weight(word, dialogue=True) * weights.get(thing, 1.0)
+                weights[word] = max(weights.get(word, 1.0), made)
         # Disjoint: an event's words are muted only when the question named no period (`anchors`), and the
         # period an event dates names no phrase.
         for term in self.muted | self.naming:
