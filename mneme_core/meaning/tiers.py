@@ -135,7 +135,8 @@ class Placed:
 
     embedder_id: int
     # One vector; or a row each of the texts a dialogue so far is placed by (`placed_texts`). Not in the
-    # repr: printing hundreds of floats took 1.5 ms, and a repr is made where nobody reads it (`decide.run`).
+    # repr: hundreds of floats took 1.5 ms to print, for a log line or a task's repr nobody reads (asyncio.run
+    # made two of each sync recall's, see `decide.run`).
     vector: Any = field(repr=False)
     floor: float
     index: VectorIndex
