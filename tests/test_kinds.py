@@ -93,11 +93,44 @@ OLDS = [
     "Lily is old enough to walk to school now",
     "The old piano finally went to a new home",
 ]
+# Kinds written by hand (`build_kinds.ENGLISH`): a pet WordNet files as game, a pastime, an injury told by
+# what was hurt.
+RABBIT = "Lily turned nine and we got her a little grey rabbit called Clover"
+NADIAS = [
+    "Nadia started at the school nurse's office on Tuesday",
+    "Nadia is up at six every morning for swim practice",
+    "Nadia ran ten miles on Sunday",
+    "Nadia caught the flu in March",
+]
+POTTERY = "Here's my first bowl from the pottery class, very lopsided"
+TAKEN = [
+    "Grace took the train to Chicago this year",
+    "This year Grace's son turned ten",
+    "Grace took ages to answer the editor",
+    "Grace finally took the cello out of its case",
+]
+WRIST = "I came off my bike and broke my wrist, six weeks in a cast"
+SUMMERS = [
+    "Grace spent the summer painting the heron",
+    "Grace had a cold all through June",
+    "What did you do this summer?",
+    "Grace's father had a good summer on the marsh",
+]
 # What a question's word brings (`kin.others`, `kinds.members`, `forms.forms`), the note told by it, notes
 # that share the question's other words and none of its answer, the question, and the term that finds it.
 WIDENED = {
     "another word for a relative": (kin, "others", MUM, OLDS, "How old is my mother?", "mum"),
     "a kind's member": (kinds, "members", CELLO, OTHERS, "Which instrument did I buy?", "cello"),
+    "a pet by hand": (kinds, "members", RABBIT, NADIAS, "What pets does Nadia have?", "rabbit"),
+    "a pastime by hand": (kinds, "members", POTTERY, TAKEN, "What activities has Grace taken up?", "pottery"),
+    "an injury by hand": (
+        kinds,
+        "members",
+        WRIST,
+        SUMMERS,
+        "What injury did Grace have in the summer?",
+        "wrist",
+    ),
     "a word's form": (
         forms,
         "forms",

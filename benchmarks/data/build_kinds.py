@@ -12,8 +12,9 @@ kept when the sense the word mostly means is among them: "cello" and "drum" are 
 not a name is the one it mostly means (WordNet's first "heron" is Hero of Alexandria). Of those, the
 `MEMBERS` commonest in English (wordfreq's Zipf frequency, at least `RARE`), as terms (`text.terms`).
 Instances (Paris of city, Easter of holiday) count only for the kinds whose members are names (`NAMED`);
-elsewhere a name is a person's (Churchill is a statesman) and is left out, as are `NOT_MEMBERS`. Chinese
-has no WordNet here: `CHINESE` is written by hand, the everyday members of the same kinds, each as one term
+elsewhere a name is a person's (Churchill is a statesman) and is left out, as are `NOT_MEMBERS`. `ENGLISH`
+adds kinds by hand that WordNet has no tree for (a hobby, an activity, what one bakes or plays) and members
+it files elsewhere (a pet cat, a rabbit; a broken wrist for an injury). Chinese has no WordNet here: `CHINESE` is written by hand, the everyday members of the same kinds, each as one term
 (a character or a pair: 提琴 for 小提琴, 萨克 for 萨克斯, the pair that names it and no commoner thing).
 
 Neither WordNet nor wordfreq is a dependency of Mneme: the table is committed. Run this again when
@@ -100,6 +101,62 @@ KINDS: dict[str, tuple[str, ...]] = {
     "car": ("car.1",),
 }
 
+# English kinds WordNet has no tree for, or files their everyday members elsewhere, by hand: what a person
+# does in their spare time ("What activities does Nadia do?", "What are Grace's hobbies?"), makes or bakes,
+# plays, takes part in, has for a pet ("cat" is WordNet's wild cat, "bunny" and "rabbit" are game) and hurts
+# ("I rolled my ankle", "broke my wrist" for "What injuries..."). A kind WordNet has gets these as well.
+ENGLISH: dict[str, str] = {
+    "pet": (
+        "cat kitten kitty rabbit bunny hamster gerbil guinea parrot budgie cockatiel goldfish turtle "
+        "tortoise lizard gecko snake ferret chinchilla pony horse hen"
+    ),
+    "injury": (
+        "ankle wrist knee shoulder elbow broke broken sprained fractured concussion stitches cast crutches"
+    ),
+    "activity": (
+        "hiking camping painting pottery ceramics knitting crochet sewing gardening baking cooking fishing "
+        "cycling biking running jogging swimming yoga pilates climbing bouldering dancing singing choir "
+        "drawing sketching photography reading writing poetry chess kayaking canoeing surfing skiing "
+        "snowboarding skating golf tennis soccer basketball volleyball marathon woodworking birdwatching "
+        "volunteering calligraphy sculpting karate boxing rowing sailing diving theater theatre"
+    ),
+    "art": (
+        "painting drawing sketching pottery ceramics sculpture sculpting watercolor watercolour acrylic "
+        "canvas mural photography calligraphy knitting crochet embroidery quilting collage illustration "
+        "poetry printmaking"
+    ),
+    "craft": (
+        "knitting crochet sewing quilting embroidery pottery ceramics woodworking carving jewelry jewellery "
+        "candles soap origami scrapbooking weaving macrame"
+    ),
+    "game": (
+        "chess poker checkers scrabble monopoly catan sudoku crossword puzzle cards bridge mahjong trivia "
+        "bingo darts pool minecraft fortnite zelda mario nintendo playstation xbox"
+    ),
+    "exercise": (
+        "running jogging swimming yoga pilates cycling biking lifting weights gym crossfit spin hiking "
+        "rowing climbing boxing dancing stretching treadmill squats marathon zumba"
+    ),
+    "event": (
+        "concert festival wedding party parade rally fair race marathon conference exhibition match "
+        "fundraiser gala ceremony graduation recital reunion show"
+    ),
+    "bake": (
+        "bread sourdough cake cookies muffins pie brownies cupcakes scones focaccia croissants loaf tart "
+        "pastry biscuits bagels baguette pizza cheesecake"
+    ),
+}
+for _same, _as in (
+    ("hobby", "activity"),
+    ("pastime", "activity"),
+    ("interest", "activity"),
+    ("artistic", "art"),
+    ("creative", "art"),
+    ("workout", "exercise"),
+    ("fitness", "exercise"),
+):
+    ENGLISH[_same] = ENGLISH[_as]
+
 # The same kinds in Chinese, by hand: the everyday members a chat names. A kind of one character is one a
 # chat does not mostly use otherwise (花 is mostly "to spend": flowers are 花儿 and 鲜花).
 CHINESE: dict[str, str] = {
@@ -180,6 +237,10 @@ CHINESE: dict[str, str] = {
     "鱼": "金鱼 鲤鱼 草鱼 鲫鱼 鲈鱼 三文 带鱼 黄鱼 鳕鱼 鲨鱼 锦鲤",
     "狗": "柯基 金毛 泰迪 二哈 边牧 柴犬 拉布 萨摩 比熊 博美 土狗",
     "猫": "布偶 英短 美短 橘猫 狸花 暹罗 加菲 蓝猫 三花",
+    "爱好": (
+        "跑步 游泳 画画 书法 钓鱼 摄影 烘焙 做饭 养花 插花 下棋 象棋 围棋 唱歌 跳舞 瑜伽 编织 陶艺 "
+        "旅游 爬山 徒步 骑行 露营 看书 读书 写作 追剧 打牌 麻将 健身 钢琴 吉他"
+    ),
     "药": "布洛 阿莫 感冒 退烧 胃药 抗生 膏药 止痛 维生 钙片 褪黑 过敏",
 }
 
@@ -270,6 +331,10 @@ def english(folder: Path) -> dict[str, list[str]]:
                 if term != kind and term not in members:
                     members.append(term)
         table[kind] = sorted(set(table.get(kind, [])) | set(members[:MEMBERS]))
+    for word, said in ENGLISH.items():
+        (kind,) = text.terms(word)
+        members = [term for name in said.split() for term in text.terms(name) if term != kind]
+        table[kind] = sorted(set(table.get(kind, [])) | set(members))
     return table
 
 
@@ -281,6 +346,7 @@ def chinese() -> dict[str, list[str]]:
         if wrong:
             raise SystemExit(f"{word}: members must each be one term (a character or a pair): {wrong}")
         table[word] = sorted(set(members) - {word})
+    table["兴趣"] = table["爱好"]
     return table
 
 
@@ -291,7 +357,8 @@ def main() -> None:
         f"# {text.TERMS_VERSION}",
         "# built by benchmarks/data/build_kinds.py: English from WordNet 3.0, Copyright 2006 by Princeton"
         " University, all rights reserved, used under its licence (https://wordnet.princeton.edu/license-and-commercial-use),"
-        " the members chosen and ordered by wordfreq (CC BY-SA 4.0); Chinese written by hand",
+        " the members chosen and ordered by wordfreq (CC BY-SA 4.0), and some by hand;"
+        " Chinese written by hand",
         "# kind term<TAB>its members' terms, space separated",
     ]
     rows = [f"{kind}\t{' '.join(members)}" for kind, members in sorted(table.items()) if members]
