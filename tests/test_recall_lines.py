@@ -420,3 +420,29 @@ async def test_a_line_does_not_fade_with_age_as_a_note_does(mneme: Mneme, clock:
     assert found.lines[0].line.id == new.id  # a tie: the later line first
     notes = {r.note.text: r.score for r in found.chosen}
     assert notes["Took the train to Whitby in spring"] < 0.8 * notes["Took the train to Whitby again"]
+
+
+async def test_a_long_line_of_several_sentences_leaves_room_for_the_matches_after_it(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = [
+        f"Work was a mess all week and the trains were late again, day {day}. "
+        f"The pottery class on {day} was lovely and I made a bowl for Mum. "
+        "Then we had pizza and watched a film about sharks until midnight."
+        for day in ("Monday", "Tuesday", "Wednesday", "Thursday")
+    ]
+    await said(mneme, clock, [(line, "Nice.") for line in told])
+
+    def quoted() -> list[str]:
+        found = mneme.recall(LEO, "the pottery class and the bowl", lines=5, line_budget=450)
+        return [r.line.text for r in found.lines]
+
+    shared = quoted()
+    monkeypatch.setattr(transcript_recall, "SHARE", 100.0)  # the room left, whatever comes after
+    greedy = quoted()
+
+    assert sum(map(len, shared)) <= 450 and sum(map(len, greedy)) <= 450
+    assert len(shared) == 5 > len(greedy)  # the matches after a long line quoted too
+    assert shared[0] in told  # the first is whole
+    assert all(said.startswith("…The pottery class on ") for said in shared[1:4])  # each its matched sentence
+    assert "Nice." in shared  # a line of one sentence that fits is whole (a reply, beside a match)
