@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import unicodedata
 
 import mneme_unify
 import pytest
@@ -93,12 +94,24 @@ async def test_a_query_in_the_memory_languages_script_is_not_translated(m: Mneme
     assert m.report()["meaning"]["tiers"]["unify"]["same script"] == 1
 
 
+def scripts_of_letters(said: str, written_in: frozenset[str]) -> float:
+    """The share of foreign letters, counted from each letter's Unicode name."""
+    letters = [unicodedata.name(c).split()[0] for c in said if c.isalpha()]
+    return sum(name not in written_in for name in letters) / len(letters) if letters else 0.0
+
+
 def test_the_share_of_foreign_letters_decides():
     english = scripts.scripts_of("English")
     assert scripts.needs_translating("my 猫", english)  # 1 letter in 3
     assert not scripts.needs_translating("my kitty Niangao 猫", english)  # 1 in 15
     assert not scripts.needs_translating("2024-03-01 !!", english)  # no letters at all
     assert scripts.needs_translating("I like cats", scripts.scripts_of("中文"))
+    assert not scripts.needs_translating("2024-03-01 !!", scripts.scripts_of("中文"))
+    # Plain ASCII is told without a lookup a letter, and tells what the letters' names tell.
+    for said in ["I like cats", "my kitty Niangao", "2024-03-01 !!", "ok 3", "", "café au lait", "ok 好的"]:
+        for language in ["English", "中文", "Russian"]:
+            wanted = scripts_of_letters(said, scripts.scripts_of(language))
+            assert scripts.foreign_share(said, scripts.scripts_of(language)) == wanted, (said, language)
     assert scripts.scripts_of("Japanese") >= {"HIRAGANA", "CJK"}
     with pytest.raises(TypeError, match="a memory language is a name like 'English', not"):
         scripts.scripts_of(None)

@@ -8,6 +8,7 @@ taken to be written in Latin letters, as most languages a companion keeps its me
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -46,6 +47,7 @@ SCRIPTS: dict[str, frozenset[str]] = {
     "hi": frozenset({"DEVANAGARI"}),
 }
 LATIN = frozenset({"LATIN"})
+_ASCII_LETTER = re.compile("[A-Za-z]")
 
 
 def scripts_of(language: str) -> frozenset[str]:
@@ -72,6 +74,8 @@ def script(char: str) -> str | None:
 
 def foreign_share(text: str, scripts: frozenset[str]) -> float:
     """The share of the text's letters that are in none of `scripts` (0 for a text without letters)."""
+    if text.isascii():  # all its letters Latin: most queries, told without a lookup a character
+        return float("LATIN" not in scripts) if _ASCII_LETTER.search(text) else 0.0
     letters = foreign = 0
     for char in text:
         found = script(char)
