@@ -187,6 +187,14 @@ reference finds about as hard as the held-out LoCoMo conversations: evidence @10
 FTS5 0.515, the reference 0.476 (0.466 on the held-out set); the English kinds written by hand
 (`build_kinds.ENGLISH`), added just before, were idle there.
 
+`blind19_*.txt`, built into `blind19.json`, were written the same way on 2026-12-05, after blind 18 had been
+looked at, to check what was changed with it in view, and committed after that one measurement: two
+conversations of the same size (university friends, a physiotherapist in Valencia and a chef in Halifax,
+over 2023; a retired TV repairman in Dayton and a dental hygienist who volunteer at a repair café, over
+2022). Evidence @10 with words, the engine before those changes -> the hand-written kinds -> a long line's
+share of the room (`transcript.recall.SHARE`): 0.625 -> 0.627 -> 0.641 (@6 0.556 -> 0.555 -> 0.571), with
+e5 0.685 -> 0.684 -> 0.693; the answer's words quoted 0.580 -> 0.591; FTS5 0.441, the reference 0.382.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -335,6 +343,7 @@ def main() -> int:
     build_dialogues("blind16_dialogue_*.txt", "blind16_dialogues.json")
     build_dialogues("blind17_dialogue_*.txt", "blind17_dialogues.json")
     build("blind18", "blind18.json")
+    build("blind19", "blind19.json")
     return 0
 
 
