@@ -116,6 +116,13 @@ SUMMERS = [
     "What did you do this summer?",
     "Grace's father had a good summer on the marsh",
 ]
+TOURNAMENT = "Tamsin and I won a little pickleball tournament at the rec center on Saturday"
+ROSAS = [
+    "Rosa is on the late shift at the clinic all week",
+    "Rosa's kitchen is finally done",
+    "Rosa flew to Albuquerque to see her mom",
+    "Rosa hates being late for anything",
+]
 # What a question's word brings (`kin.others`, `kinds.members`, `forms.forms`), the note told by it, notes
 # that share the question's other words and none of its answer, the question, and the term that finds it.
 WIDENED = {
@@ -131,6 +138,7 @@ WIDENED = {
         "What injury did Grace have in the summer?",
         "wrist",
     ),
+    "a trait by hand": (kinds, "members", TOURNAMENT, ROSAS, "Is Rosa a competitive person?", "tournament"),
     "a word's form": (
         forms,
         "forms",

@@ -13,9 +13,11 @@ not a name is the one it mostly means (WordNet's first "heron" is Hero of Alexan
 `MEMBERS` commonest in English (wordfreq's Zipf frequency, at least `RARE`), as terms (`text.terms`).
 Instances (Paris of city, Easter of holiday) count only for the kinds whose members are names (`NAMED`);
 elsewhere a name is a person's (Churchill is a statesman) and is left out, as are `NOT_MEMBERS`. `ENGLISH`
-adds kinds by hand that WordNet has no tree for (a hobby, an activity, what one bakes or plays) and members
-it files elsewhere (a pet cat, a rabbit; a broken wrist for an injury). Chinese has no WordNet here: `CHINESE` is written by hand, the everyday members of the same kinds, each as one term
-(a character or a pair: 提琴 for 小提琴, 萨克 for 萨克斯, the pair that names it and no commoner thing).
+adds kinds by hand that WordNet has no tree for (a hobby, an activity, what one bakes or plays, a
+competitive streak) and members it files elsewhere (a pet cat, a rabbit; a broken wrist for an injury).
+Chinese has no WordNet here: `CHINESE` is written by hand, the everyday members of the same kinds, each as
+one term (a character or a pair: 提琴 for 小提琴, 萨克 for 萨克斯, the pair that names it and no commoner
+thing).
 
 Neither WordNet nor wordfreq is a dependency of Mneme: the table is committed. Run this again when
 `text.TERMS_VERSION` changes (a test checks the table's version). WordNet 3.0 is Princeton University's,
@@ -141,6 +143,14 @@ ENGLISH: dict[str, str] = {
         "concert festival wedding party parade rally fair race marathon conference exhibition match "
         "fundraiser gala ceremony graduation recital reunion show"
     ),
+    "competition": (
+        "tournament race contest championship medal trophy ribbon prize tryouts regionals playoffs league "
+        "rematch marathon"
+    ),
+    "music": "guitar piano violin cello drums choir singing band concert song album gig orchestra",
+    "adventure": (
+        "hiking climbing skydiving scuba surfing backpacking camping kayaking rafting zipline travel"
+    ),
     "bake": (
         "bread sourdough cake cookies muffins pie brownies cupcakes scones focaccia croissants loaf tart "
         "pastry biscuits bagels baguette pizza cheesecake"
@@ -154,6 +164,9 @@ for _same, _as in (
     ("creative", "art"),
     ("workout", "exercise"),
     ("fitness", "exercise"),
+    ("competitive", "competition"),
+    ("musical", "music"),
+    ("adventurous", "adventure"),
 ):
     ENGLISH[_same] = ENGLISH[_as]
 
