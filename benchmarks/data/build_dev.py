@@ -195,6 +195,14 @@ over 2023; a retired TV repairman in Dayton and a dental hygienist who volunteer
 share of the room (`transcript.recall.SHARE`): 0.625 -> 0.627 -> 0.641 (@6 0.556 -> 0.555 -> 0.571), with
 e5 0.685 -> 0.684 -> 0.693; the answer's words quoted 0.580 -> 0.591; FTS5 0.441, the reference 0.382.
 
+`blind20_*.txt`, built into `blind20.json`, were written the same way on 2026-12-05, after the kinds for a
+competitive streak, music and adventure, and committed after one measurement: two more conversations of the
+same size (friends from a watercolour class in Leeds, a primary teacher and a bike mechanic, over 2023; a
+dental hygienist in Portland and her brother, a chemistry teacher in Austin, over 2022). Evidence @10 with
+words, the engine before this stop's changes -> with all the kinds -> with a long line's share of the room:
+0.569 -> 0.571 -> 0.591 (@6 0.465 -> 0.467 -> 0.481), with e5 0.656 -> 0.656 -> 0.670 (@6 0.537 -> 0.540 ->
+0.562); the answer's words quoted 0.494 -> 0.497 -> 0.497; FTS5 0.401, the reference 0.328.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -344,6 +352,7 @@ def main() -> int:
     build_dialogues("blind17_dialogue_*.txt", "blind17_dialogues.json")
     build("blind18", "blind18.json")
     build("blind19", "blind19.json")
+    build("blind20", "blind20.json")
     return 0
 
 
