@@ -446,3 +446,22 @@ async def test_a_long_line_of_several_sentences_leaves_room_for_the_matches_afte
     assert shared[0] in told  # the first is whole
     assert all(said.startswith("…The pottery class on ") for said in shared[1:4])  # each its matched sentence
     assert "Nice." in shared  # a line of one sentence that fits is whole (a reply, beside a match)
+
+
+async def test_a_long_line_of_one_sentence_that_fits_is_quoted_whole(mneme: Mneme, clock: Any) -> None:
+    first = (
+        "Work was a mess all week and the trains were late again. "
+        "The pottery class on Monday was lovely and I made a bowl for Mum. "
+        "Then we had pizza and watched a film about sharks until midnight."
+    )
+    one = (
+        "I finally took the glazed pottery bowl home from the class on Thursday evening after the kiln "
+        "cooled down, wrapped in two tea towels and a scarf because it was still warm"
+    )
+    await said(mneme, clock, [(first, "Nice."), (one, "Lovely.")])
+
+    found = mneme.recall(LEO, "the pottery class and the bowl", lines=5, line_budget=450)
+
+    quoted = [r.line.text for r in found.lines]
+    assert one in quoted  # longer than its share of the room (2 x 246 / 4) but one sentence: whole
+    assert sum(map(len, quoted)) <= 450

@@ -39,7 +39,7 @@ from collections.abc import Collection
 
 from .. import text
 
-__all__ = ["excerpt"]
+__all__ = ["excerpt", "sentences_of"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 LEAD = 0.25  # how much of a cut sentence's excerpt comes before its first matched word
@@ -51,7 +51,7 @@ def excerpt(line: str, matched: Collection[str], limit: int) -> str:
     if len(line) <= limit:
         return line
     wanted = set(matched)
-    sentences = [s for s in text.SENTENCES.findall(line) if s]  # `text.SENTENCES`: where `bot.split` cuts
+    sentences = sentences_of(line)
     hits = [len(wanted.intersection(text.terms(s))) for s in sentences]
     best, best_hits = (0, 1), -1
     for first in range(len(sentences)):
@@ -72,6 +72,11 @@ def excerpt(line: str, matched: Collection[str], limit: int) -> str:
         first -= 1
     quoted = "".join(sentences[first:end]).strip()
     return (text.ELLIPSIS if first > 0 else "") + quoted + (text.ELLIPSIS if end < len(sentences) else "")
+
+
+def sentences_of(line: str) -> list[str]:
+    """The line's sentences, in order, their spaces kept (`text.SENTENCES`: where `bot.split` cuts)."""
+    return [s for s in text.SENTENCES.findall(line) if s]  # the pattern's last match is empty
 
 
 def _fits(sentences: list[str], first: int, end: int, limit: int) -> bool:

@@ -92,7 +92,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .. import periods, text
+from .. import periods
 from ..meaning.vectors import LINES as LINE_VECTORS
 from ..memory import hops, index, overview
 from ..memory import recall as notes_recall
@@ -109,7 +109,7 @@ from ..memory.recall import (
     word_ranked,
 )
 from . import anchors
-from .excerpt import excerpt
+from .excerpt import excerpt, sentences_of
 from .lines import COLUMNS, Line, _line
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ def _room(said: str, left: int, to_come: int) -> int:
     at most `SHARE` times its fair share of it (what is left over the lines still to come), so that a few
     long lines do not spend the budget the other matches need (see the module docstring)."""
     share = max(QUOTED, int(SHARE * left / to_come))
-    if share < min(left, len(said)) and len(text.SENTENCES.findall(said)) > 1:
+    if share < min(left, len(said)) and len(sentences_of(said)) > 1:
         return share
     return left
 
