@@ -111,6 +111,33 @@ async def test_a_stated_weight_fuses_the_places_among_words_and_among_the_simila
     assert BREAD not in texts(found)  # under the floor, and no word in common
 
 
+class _Placed:
+    """A query placed among 37 notes (`placed.similar`'s answer, as `nearest` reads it): a crowd of 36 at
+    0 to 0.09, and note 36 at 0.4, under the model's floor of 0.5."""
+
+    def __init__(self, weight: float | None) -> None:
+        self.weight = weight
+
+    def similar(self, conn, sid):
+        return np.arange(37), np.array([i / 400 for i in range(36)] + [0.4]), FLOOR
+
+
+@pytest.mark.parametrize("weight", [1.0, None])
+def test_a_stated_weight_takes_the_querys_own_floor_once_there_are_30_notes(weight):
+    """A note that stands far out from the query's similarity to the person's other notes counts for a
+    model whose weight was stated, though under the model's floor (measured between notes, where a
+    question lands lower); the cautious rule keeps the model's floor."""
+    from mneme_core.memory.recall import TRUSTED_Z, nearest
+
+    found, floor = nearest(None, _Placed(weight), 1, 24, {}, TRUSTED_Z)
+    sims = np.array([i / 400 for i in range(36)] + [0.4])
+    if weight is None:
+        assert (found, floor) == ({}, FLOOR)
+    else:
+        assert floor == pytest.approx(sims.mean() + TRUSTED_Z * sims.std())  # about 0.12
+        assert found == {36: pytest.approx(0.4)}  # the crowd stays under the query's own floor
+
+
 async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):
     notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
     m = companion(db_path, clock, notes, "scripted:unmeasured", None)
