@@ -112,30 +112,31 @@ async def test_a_stated_weight_fuses_the_places_among_words_and_among_the_simila
 
 
 class _Placed:
-    """A query placed among 37 notes (`placed.similar`'s answer, as `nearest` reads it): a crowd of 36 at
-    0 to 0.09, and note 36 at 0.4, under the model's floor of 0.5."""
+    """A query placed among 37 notes or lines (`placed.similar`'s answer, as `nearest` reads it): a crowd of
+    36 at 0 to 0.09, and item 36 at 0.4, under the model's floor of 0.5; a stated weight."""
 
-    def __init__(self, weight: float | None) -> None:
-        self.weight = weight
+    weight = 1.0
 
-    def similar(self, conn, sid):
+    def similar(self, conn, sid, shelf=None):
         return np.arange(37), np.array([i / 400 for i in range(36)] + [0.4]), FLOOR
 
 
-@pytest.mark.parametrize("weight", [1.0, None])
-def test_a_stated_weight_takes_the_querys_own_floor_once_there_are_30_notes(weight):
-    """A note that stands far out from the query's similarity to the person's other notes counts for a
-    model whose weight was stated, though under the model's floor (measured between notes, where a
-    question lands lower); the cautious rule keeps the model's floor."""
+@pytest.mark.parametrize("own", [True, False])
+def test_the_transcripts_lines_take_the_querys_own_floor_and_notes_the_models(own):
+    """A line that stands far out from the query's similarity to the person's other lines counts, though
+    under the model's floor (measured between the person's items, where a question lands lower); a note
+    is held to the model's floor (see `nearest`: on the dialogue sets the query's own floor gave word
+    matches meaning's points too, and they crowded out the notes one list alone found)."""
+    from mneme_core.meaning.vectors import LINES
     from mneme_core.memory.recall import TRUSTED_Z, nearest
 
-    found, floor = nearest(None, _Placed(weight), 1, 24, {}, TRUSTED_Z)
-    sims = np.array([i / 400 for i in range(36)] + [0.4])
-    if weight is None:
-        assert (found, floor) == ({}, FLOOR)
-    else:
+    if own:
+        found, floor = nearest(None, _Placed(), 1, 24, {}, TRUSTED_Z, LINES, own=True)
+        sims = np.array([i / 400 for i in range(36)] + [0.4])
         assert floor == pytest.approx(sims.mean() + TRUSTED_Z * sims.std())  # about 0.12
         assert found == {36: pytest.approx(0.4)}  # the crowd stays under the query's own floor
+    else:
+        assert nearest(None, _Placed(), 1, 24, {}, TRUSTED_Z) == ({}, FLOOR)
 
 
 async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):

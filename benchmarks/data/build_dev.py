@@ -203,6 +203,14 @@ words, the engine before this stop's changes -> with all the kinds -> with a lon
 0.569 -> 0.571 -> 0.591 (@6 0.465 -> 0.467 -> 0.481), with e5 0.656 -> 0.656 -> 0.670 (@6 0.537 -> 0.540 ->
 0.562); the answer's words quoted 0.494 -> 0.497 -> 0.497; FTS5 0.401, the reference 0.328.
 
+`blind21_dialogue_*.txt`, built into `blind21_dialogues.json`, were written the same way as the dialogue
+rounds before on 2026-12-05, after the query's own floor for e5 (`memory.recall.nearest`) had been measured
+on notes and lines, and committed after that one measurement: two Chinese sets (cousins, a heart-ward
+nurse in Chengdu and a gym owner in Xi'an; a retired ship's chief engineer in Qingdao and his daughter, in
+foreign trade in Guangzhou), many of the dialogues pointing at a memory by its situation alone. Words 0.606
+@6 (the reference 0.456, FTS5 0.469); with e5 0.706, and 0.650 with the query's own floor for notes too,
+the worst of 17 rounds for it: notes kept the person's floor.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -353,6 +361,7 @@ def main() -> int:
     build("blind18", "blind18.json")
     build("blind19", "blind19.json")
     build("blind20", "blind20.json")
+    build_dialogues("blind21_dialogue_*.txt", "blind21_dialogues.json")
     return 0
 
 

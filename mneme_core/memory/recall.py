@@ -48,9 +48,10 @@ depends on whether the model's weight was measured and stated (`Embeddings(weigh
   So the query's most similar note counts `weight` times the best word match, whatever range this model's
   similarities live in, and a note similar enough is chosen with no word in common. The floor is the
   higher of the person's floor (see `calibrate`) and `TRUSTED_Z` standard deviations above the mean of the
-  query's similarity to all the person's notes. Ranks rather than similarities: on the retrieval benchmark's
-  dev set, adding a share of the similarity to the word evidence found less at 10 notes (0.715) than the
-  similarity alone (0.741); fusing the ranks found 0.768;
+  query's similarity to all the person's notes (for the transcript's lines, that alone: see `nearest`).
+  Ranks rather than similarities: on the retrieval benchmark's dev set, adding a share of the similarity to
+  the word evidence found less at 10 notes (0.715) than the similarity alone (0.741); fusing the ranks
+  found 0.768;
 - not stated (the cautious rule): a note's evidence is its word evidence plus a lift when its similarity
   is above the floor, `scale x (similarity - floor) / (1 - floor)`, `scale` being `SIMILAR`, half the best
   word match's evidence (or, when words found little, of that of a word found in one note only), and the
@@ -122,8 +123,8 @@ DAY = 86400.0
 # person's notes: above their mean by this many standard deviations (some 6 in 1000 notes by chance alone).
 QUERY_Z = 2.5
 SIMILAR = 0.5  # what the most similar note possible counts, as a share of the best word match
-# With a stated weight: 1 standard deviation (some 16 in 100 notes by chance), and this alone, not the model's
-# floor: the fusion's ranks, not a floor, keep the far ones out of the slots (see `nearest`).
+# With a stated weight: 1 standard deviation (some 16 in 100 notes by chance), for the transcript's lines
+# alone, not the model's floor: the fusion's ranks, not a floor, keep the far ones out (see `nearest`).
 TRUSTED_Z = 1.0
 # Rank fusion, with a stated weight: a note's place among the word matches and among the similar notes each
 # count `1 / (FUSION_K + place)` (the weight times that for the similar ones). A small K lets the first
@@ -710,18 +711,20 @@ def nearest(
     words: dict[int, tuple[float, int]] | dict[int, object],
     z: float,
     shelf: Shelf | None = None,
+    *,
+    own: bool = False,
 ) -> tuple[dict[int, float], float]:
     """Similarity above the floor of the `k` most similar notes (or lines, on their `shelf`) and of the
     word matches, by id; and the floor.
 
     The floor is the query's own, `z` standard deviations above its mean similarity to all of the person's
-    notes (once there are 30 to measure), and at least the model's floor, except for a model whose weight
-    was stated (`placed.weight`), where the query's own floor alone decides. The model's floor is measured
-    between notes (`meaning.vectors`), and with multilingual-e5-small a question lands lower on that scale
-    than a note does beside its kin: on blind 18 the person's floor (0.18) sat 1.5 to 2.3 standard
-    deviations above a question's mean, and kept many of the `k` most similar lines out of the fusion. With
-    the query's own floor alone, evidence found @6 / @10 (the retrieval benchmark, e5; LoCoMo layout and
-    dialogues):
+    notes (once there are 30 to measure), and at least the model's floor, unless `own`: then the query's
+    own floor alone decides (the transcript's lines, for a model whose weight was stated). The model's
+    floor is measured between the person's items (`meaning.vectors`), and with multilingual-e5-small a
+    question lands lower on that scale than a line does beside its kin: on blind 18 the person's floor
+    (0.18) sat 1.5 to 2.3 standard deviations above a question's mean, and kept many of the `k` most similar
+    lines out of the fusion. With the query's own floor alone, evidence found @6 / @10 (the retrieval
+    benchmark, e5, LoCoMo layout):
 
     | set | the model's floor | the query's own |
     |---|---|---|
@@ -734,18 +737,22 @@ def nearest(
     | blind 2 | 0.546 / 0.609 | 0.556 / 0.631 |
     | blind 3 (time) | 0.900 / 0.917 | 0.933 / 0.933 |
     | dev (399 q) | 0.790 / 0.851 | 0.798 / 0.859 |
-    | dev dialogues, English / Chinese | 0.756 / 0.791, 0.839 / 0.868 | 0.762 / 0.832, 0.859 / 0.916 |
-    | the 16 blind dialogue rounds, Chinese @6 (1,280 q) | 0.675 | 0.693 |
-    | the 16 blind dialogue rounds, English @6 (680 q) | 0.595 | 0.603 |
 
     0 to 1 standard deviations, or none at all (the `k` most similar, whatever they are), measured within
-    a point of each other on the LoCoMo-layout sets."""
+    a point of each other there.
+
+    Notes keep the model's floor. On the dialogue sets (one-sentence notes, the dialogue so far as the
+    query) the query's own floor gave many word matches a place among the similar too, and in the fusion
+    they crowded out a note that only one of the two lists ranked high (a milk gift's note on being
+    lactose intolerant, found by meaning alone): the Chinese @6 of 17 rounds of 80 questions moved from
+    -0.056 to +0.050, +0.011 on average, and the round written after the change was the worst
+    (blind 21: 0.706 -> 0.650)."""
     ids, sims, floor = placed.similar(conn, sid) if shelf is None else placed.similar(conn, sid, shelf)
     if not len(ids):
         return {}, floor
     if len(ids) >= 30:
-        own = float(sims.mean() + z * sims.std())
-        floor = own if placed.weight is not None else max(floor, own)
+        mine = float(sims.mean() + z * sims.std())
+        floor = mine if own else max(floor, mine)
     found: dict[int, float] = {}
     top = sims.argpartition(len(ids) - k)[len(ids) - k :] if len(ids) > k else range(len(ids))
     for i in top:

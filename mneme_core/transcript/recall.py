@@ -197,7 +197,7 @@ def choose(
     lent = _followed(conn, reading, sid, live, found, query_terms, shown) if hops.wanted(ask) else {}
     similar: dict[int, float] = {}
     if placed is not None and placed.weight is not None:  # a model that states its weight: rank fusion
-        similar, floor = nearest(conn, placed, sid, k, found, TRUSTED_Z, LINE_VECTORS)
+        similar, floor = nearest(conn, placed, sid, k, found, TRUSTED_Z, LINE_VECTORS, own=True)
         similar = {i: sim - floor for i, sim in similar.items() if i not in shown}
     lines = _read(conn, list(found | dict.fromkeys(similar)))
     if similar:
