@@ -211,6 +211,14 @@ foreign trade in Guangzhou), many of the dialogues pointing at a memory by its s
 @6 (the reference 0.456, FTS5 0.469); with e5 0.706, and 0.650 with the query's own floor for notes too,
 the worst of 17 rounds for it: notes kept the person's floor.
 
+`blind21_*.txt` (LoCoMo layout), built into `blind21.json`, were written like blind 18-20 on the same day,
+after the query's own floor for lines, and committed after one measurement: two conversations (old
+university friends, a hydrologist in York and a tram driver in Edinburgh, over 2023; two former colleagues
+at a Leeds print works, one of them starting a screen-printing studio, from June 2022 to July 2023), 430 and
+442 turns, 100 questions each. Evidence @10: words 0.636 (@6 0.570), FTS5 0.425, the reference 0.447; with
+e5 0.683 -> 0.690 with the query's own floor for lines (@6 0.584 -> 0.587), the answer's words quoted
+0.628 -> 0.636.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -362,6 +370,7 @@ def main() -> int:
     build("blind19", "blind19.json")
     build("blind20", "blind20.json")
     build_dialogues("blind21_dialogue_*.txt", "blind21_dialogues.json")
+    build("blind21", "blind21.json")
     return 0
 
 
