@@ -302,6 +302,46 @@ async def test_with_a_stated_embedder_a_similar_line_is_found_without_a_word_in_
         assert conn.execute("select count(*) from line_vectors").fetchone()[0] == 0  # they go with the lines
 
 
+async def test_a_line_similar_to_a_question_under_the_persons_floor_still_counts(db_path: Path, clock: Any):
+    """A person's lines fall in six close groups, so their floor (what chance reaches between two of their
+    lines) is high; a question lands well under it even on the one line it is about, yet far above its
+    similarity to all the others: that line is found, by meaning alone (`nearest(own=True)`)."""
+    import numpy as np
+
+    from mneme_core.meaning import Embeddings
+
+    query, about = "kitten radiator", "Niangao naps on the windowsill"
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(16)
+            if t == query:
+                v[0] = 1.0
+            elif "Niangao" in t:  # the line, and the reply embedded after it
+                v[0], v[15] = 0.4, 0.9165
+            elif "group " in t:
+                v[1 + int(t.split("group ")[1][0])] = 1.0
+            else:  # the embedder's own calibration texts
+                v[14] = 1.0
+            out.append(v.tolist())
+        return out
+
+    chores = [
+        (f"the chore of group {g} number {i} is done", f"group {g} noted") for g in range(6) for i in range(3)
+    ]
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:floor", weight=1.0))
+    try:
+        await said(m, clock, [*chores[:9], (about, "Cute!"), *chores[9:]])
+        m.embed_pending()
+        found = await m.arecall(LEO, query)
+    finally:
+        m.close()
+    why = {r.line.text: r.why for r in found.lines}
+    assert why[about].startswith("similar +")  # and its reply, embedded after it
+    assert not [text for text, said in why.items() if "chore" in text and "similar" in said]  # context only
+
+
 async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
     db_path: Path, clock: Any
 ) -> None:
