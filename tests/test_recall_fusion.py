@@ -111,14 +111,17 @@ async def test_a_stated_weight_fuses_the_places_among_words_and_among_the_simila
     assert BREAD not in texts(found)  # under the floor, and no word in common
 
 
+CROWD = np.array([i / 400 for i in range(36)] + [0.4])  # 36 at 0 to 0.09, and item 36 at 0.4
+
+
 class _Placed:
-    """A query placed among 37 notes or lines (`placed.similar`'s answer, as `nearest` reads it): a crowd of
-    36 at 0 to 0.09, and item 36 at 0.4, under the model's floor of 0.5; a stated weight."""
+    """A query placed among the 37 notes or lines of `CROWD` (`placed.similar`'s answer, as `nearest` reads
+    it), item 36 under the model's floor of 0.5; a stated weight."""
 
     weight = 1.0
 
     def similar(self, conn, sid, shelf=None):
-        return np.arange(37), np.array([i / 400 for i in range(36)] + [0.4]), FLOOR
+        return np.arange(len(CROWD)), CROWD, FLOOR
 
 
 @pytest.mark.parametrize("own", [True, False])
@@ -132,8 +135,7 @@ def test_the_transcripts_lines_take_the_querys_own_floor_and_notes_the_models(ow
 
     if own:
         found, floor = nearest(None, _Placed(), 1, 24, {}, TRUSTED_Z, LINES, own=True)
-        sims = np.array([i / 400 for i in range(36)] + [0.4])
-        assert floor == pytest.approx(sims.mean() + TRUSTED_Z * sims.std())  # about 0.12
+        assert floor == pytest.approx(CROWD.mean() + TRUSTED_Z * CROWD.std())  # about 0.12
         assert found == {36: pytest.approx(0.4)}  # the crowd stays under the query's own floor
     else:
         assert nearest(None, _Placed(), 1, 24, {}, TRUSTED_Z) == ({}, FLOOR)
