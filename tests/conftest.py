@@ -92,7 +92,13 @@ BOTH_BACKENDS = {
 }
 
 
-VECTOR_BACKENDS = {"test_meaning.py", "test_centroids.py", "test_vectors_backends.py", "test_move_carries.py"}
+VECTOR_BACKENDS = {
+    "test_meaning.py",
+    "test_centroids.py",
+    "test_vectors_backends.py",
+    "test_move_carries.py",
+    "test_speakers.py",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -97,7 +97,7 @@ class EmbeddingsTier:
         self.timeout = None  # it keeps its embedder's own timeout, and rests itself
 
     async def place(self, query: Query) -> Placed | None:
-        return await self.meaning.place(query.text, query.turns)
+        return await self.meaning.place(query.text, query.turns, query.space, query.subject)
 
     def work(self) -> int:
         return self.meaning.embed_pending()

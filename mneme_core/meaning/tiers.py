@@ -82,12 +82,12 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import text
 from ..store import Store
-from . import calibrate
+from . import calibrate, speakers
 from . import vectors as store_vectors
 from .embeddings import EmbeddingError, Embeddings, numpy
 from .vectors import LINES, NOTES, Shelf, VectorIndex
@@ -97,6 +97,7 @@ log = logging.getLogger(__name__)
 REST = 60.0
 WAIT = 0.05  # gather the notes of a burst of writes into one batch
 QUERY_CACHE = 256
+SPEAKERS_WAIT = 0.5  # seconds a query's placing waits for its person's speakers' names (see `speakers`)
 LATEST = 6  # a dialogue so far's latest lines are embedded, at most this many (see `embedded`)
 EMBEDDINGS, WORDS = "embeddings", "words"
 
@@ -187,6 +188,7 @@ class Meaning:
         self._eid: int | None = None
         self._floor: float | None = embedder.floor
         self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._names = speakers.Names()
         self.loop: asyncio.AbstractEventLoop | None = None
         store.piggyback.append(self.spot)
 
@@ -369,9 +371,12 @@ class Meaning:
     def rested(self) -> bool:
         return time.monotonic() < self._rested_until
 
-    async def place(self, query: str, turns: tuple[str, ...] = ()) -> Placed | None:
+    async def place(
+        self, query: str, turns: tuple[str, ...] = (), space: str | None = None, subject: str | None = None
+    ) -> Placed | None:
         """The query's vector and where to look, or None when this tier passes the query on; of a dialogue
-        so far (`turns`, its lines) only the latest lines are embedded (see `embedded`)."""
+        so far (`turns`, its lines) only the latest lines are embedded (see `embedded`). Whose query it is
+        (`space`, `subject`) says whose speakers' names it may name (see `speakers`)."""
         if not query.strip():
             return None
         texts = placed_texts(query, turns)
@@ -383,6 +388,40 @@ class Meaning:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
             self.loop = None
+        speaking = None
+        if subject is not None and space is not None:  # read beside the embedding
+            speaking = asyncio.ensure_future(self.store.aread(speakers.of_person, space, subject))
+        try:
+            placed = await self._placed(query, texts)
+            if placed is not None and speaking is not None:
+                placed = await self._unnamed(placed, texts, speaking)
+        finally:
+            if speaking is not None and not speaking.done():
+                speaking.cancel()
+            elif speaking is not None and not speaking.cancelled():
+                speaking.exception()  # a read that failed was answered: the names were left in
+        return placed
+
+    async def _unnamed(self, placed: Placed, texts: list[str], speaking: asyncio.Future[list[str]]) -> Placed:
+        """The query placed with the direction of the speakers' names it names partly taken out (see
+        `speakers`); as it was when none is named, or when their names or vectors cannot be had in time."""
+        try:
+            names = await asyncio.wait_for(speaking, SPEAKERS_WAIT)
+            said = speakers.named("\n".join(texts), names)
+            missing = self._names.missing(said)
+            if missing:
+                self._names.keep(missing, await self.embedder.embed(missing))
+        except Exception as err:  # a slow read, a closing file, a failed embedder: placed as it was
+            log.debug("the speakers' names of a query were left in: %s", err)
+            return placed
+        vectors = self._names.of(said)
+        return (
+            replace(placed, vector=speakers.unnamed(placed.vector, vectors, speakers.SHARE))
+            if vectors
+            else placed
+        )
+
+    async def _placed(self, query: str, texts: list[str]) -> Placed | None:
         vector = self._queries.get(query)
         if vector is None:
             try:
