@@ -82,6 +82,11 @@ reinforce notes and link what they chose together before the next question: the 
 questions do affect each other. `--tended` runs one tending (`Mneme.tend`: what faded goes into the
 archive) before the questions, as the nightly chore would have.
 
+`--adversarial` also asks each single-hop question that names one of a conversation's two speakers of the
+other (category 5, "adversarial"), as LoCoMo made a fifth of its questions: "What did Caroline realize after
+her charity race?" of the race Melanie ran. The evidence is the same turns; a recall that follows the name
+instead of what is asked finds the wrong speaker's lines (see `mneme_core.meaning.speakers`).
+
 Evidence recall@k is, per question, the share of its evidence turns among the chosen notes, averaged over
 the questions of a category and over all of them (questions without evidence are left out).
 
@@ -274,6 +279,27 @@ def drifted(sample: dict, before: int) -> dict:
         for i, d in enumerate(sample["dialogues"])
     ]
     return dict(sample, dialogues=talks)
+
+
+def with_adversarial(sample: dict) -> dict:
+    """A LoCoMo-layout sample with each of its single-hop questions that names one of its two speakers (by
+    first name) asked of the other too, as LoCoMo made its adversarial category (`--adversarial`): the
+    evidence is the same turns, said by the speaker the question does not name."""
+    if is_linked(sample) or is_dialogues(sample):
+        return sample
+    conv = sample["conversation"]
+    a, b = (str(conv[key]).split()[0] for key in ("speaker_a", "speaker_b"))
+    swapped = []
+    for q in sample["qa"]:
+        if int(q.get("category", 0)) != 4 or not evidence_of(q):
+            continue
+        asked = str(q["question"])
+        names = [name for name in (a, b) if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked)]
+        if len(names) == 1:
+            other = b if names[0] == a else a
+            question = re.sub(rf"(?<!\w){re.escape(names[0])}(?!\w)", other, asked)
+            swapped.append({"question": question, "evidence": q["evidence"], "category": 5})
+    return dict(sample, qa=[*sample["qa"], *swapped])
 
 
 def said_turns(sample: dict) -> list[tuple[str, str, str, float]]:
@@ -678,6 +704,8 @@ def work(args) -> dict:
         if is_linked(sample) and not args.worker.startswith("reference"):
             check_linked(sample)
     samples = [drifted(sample, args.drift) for sample in samples]
+    if args.adversarial:
+        samples = [with_adversarial(sample) for sample in samples]
     t = time.perf_counter()
     fts5 = args.worker == "fts5"
     rows = (
@@ -717,6 +745,7 @@ def run_worker(engine: str, python: str, args, workdir: str) -> dict:
         args.memory,
         "--drift",
         str(args.drift),
+        *(["--adversarial"] if args.adversarial else []),
     ]
     if args.samples:
         cmd += ["--samples", args.samples]
@@ -842,6 +871,11 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         metavar="N",
         help="ask each dialogue after the N dialogues before it (a longer query that drifted across topics)",
+    )
+    p.add_argument(
+        "--adversarial",
+        action="store_true",
+        help="also ask each single-hop question that names one speaker of the other (LoCoMo's category 5)",
     )
     p.add_argument(
         "--engines",

@@ -212,3 +212,30 @@ def test_concurrent_py_runs_the_many_people_benchmark_and_leaves_the_standard_li
         cwd=BENCH,
     )
     assert found.stdout.strip() == "concurrent.futures.thread"
+
+
+def test_an_adversarial_question_is_a_single_hop_one_asked_of_the_other_speaker():
+    sample = {
+        "sample_id": "s",
+        "conversation": {"speaker_a": "Ruth Ames", "speaker_b": "Dev"},
+        "qa": [
+            {
+                "question": "What did Ruth's dad do?",
+                "answer": "a mechanic",
+                "evidence": ["D1:3"],
+                "category": 4,
+            },
+            {"question": "Where did Dev move?", "answer": "Portobello", "evidence": ["D2:1"], "category": 4},
+            {"question": "Did Ruth meet Dev?", "answer": "yes", "evidence": ["D1:1"], "category": 4},
+            {"question": "Was it ruthless?", "answer": "no", "evidence": ["D1:2"], "category": 4},
+            {"question": "What has Ruth grown?", "answer": "chillies", "evidence": ["D3:1"], "category": 1},
+            {"question": "What did Ruth say?", "answer": "-", "evidence": [], "category": 4},
+        ],
+    }
+    asked = retrieval.with_adversarial(sample)
+    assert asked["qa"][:6] == sample["qa"]  # every question is still asked as it was
+    assert [(q["question"], q["evidence"], q["category"]) for q in asked["qa"][6:]] == [
+        ("What did Dev's dad do?", ["D1:3"], 5),
+        ("Where did Ruth move?", ["D2:1"], 5),
+    ]
+    assert len(sample["qa"]) == 6  # the sample it was given is left as it was
