@@ -227,6 +227,15 @@ July 2023), 449 turns each, 100 questions each. Evidence @10: words 0.721 (@6 0.
 reference 0.517; with e5 0.738 -> 0.754 with the query's own floor for lines (@6 0.657 -> 0.667), the
 answer's words quoted 0.674 -> 0.687.
 
+`blind23_*.txt`, built into `blind23.json`, were written the same way on 2026-12-05, after the lean off a
+named speaker's direction (`mneme_core.meaning.speakers`), and committed after one measurement: two
+conversations over 2023 (cousins, a veterinary nurse in Cardiff and a trainee signaller in Aberdeen; former
+flatmates, a chemistry teacher in Norwich and a junior architect in Belfast), 461 and 466 turns, 100
+questions each. Evidence @10: words 0.633 (@6 0.530), FTS5 0.394, the reference 0.457; with e5 0.679 ->
+0.685 with the lean (@6 0.613 -> 0.600). Their 48 adversarial questions (`--adversarial`): words 0.708,
+FTS5 0.500, the reference 0.562, e5 0.854 -> 0.812 with the lean (@6 0.750 both): two questions lost where
+the six sets before gained ten.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -380,6 +389,7 @@ def main() -> int:
     build_dialogues("blind21_dialogue_*.txt", "blind21_dialogues.json")
     build("blind21", "blind21.json")
     build("blind22", "blind22.json")
+    build("blind23", "blind23.json")
     return 0
 
 
