@@ -132,3 +132,32 @@ async def test_without_the_lean_the_name_pulls_the_question_to_its_speakers_line
     monkeypatch.setattr(speakers, "SHARE", 0.0)
     why = await _found_as_similar(db_path, clock)
     assert "take a dryrobe" not in why  # Leo's own lines, near the name, took the places
+
+
+async def test_a_persons_speakers_are_read_once_a_minute(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mneme_core.meaning import tiers
+
+    reads: list[str] = []
+    read = speakers.of_person
+
+    def counted(conn: Any, space: str, subject: str) -> list[str]:
+        reads.append(subject)
+        return read(conn, space, subject)
+
+    monkeypatch.setattr(speakers, "of_person", counted)
+    scripted = Embeddings(_scripted, name="scripted:names", weight=1)
+    m = Mneme(db_path, space="test", clock=clock, embed=scripted)
+    try:
+        line = await m.transcript.aadd_line(DM, subject=LEO, text="my bread story", name="Leo")
+        await m.transcript.aadd_reply(DM, text="take a dryrobe", reply_to=line.id, name="Mio", observe=LEO)
+        m.embed_pending()
+        await m.arecall(LEO, GEAR, lines=2)
+        await m.arecall(LEO, "What did Leo bake?", lines=2)
+        assert reads == [LEO]  # the second query took them as they were
+        monkeypatch.setattr(tiers, "SPEAKERS_FRESH", 0.0)
+        await m.arecall(LEO, "What did Leo bake?", lines=2)
+        assert reads == [LEO, LEO]
+    finally:
+        m.close()

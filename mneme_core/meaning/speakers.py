@@ -38,8 +38,8 @@ on its 200 others @10 (0.679 -> 0.685; @6 0.613 -> 0.600): a near tie among ten 
 either way, so each set's count is noisy, and over the seven the lean gains eight adversarial questions.
 Cutting the names out of the text loses the temporal questions what the name told ("When did Odile move
 house?" -> "When did move house?"). The two vectors averaged did best but embed every question twice (7 ms
-more with e5). A speaker's name costs one embedding the first time a process meets it; reading the
-person's speakers goes beside the query's embedding. Words alone, and notes without a transcript (the
+more with e5). A speaker's name costs one embedding the first time a process meets it, and a person's
+speakers one read a minute (`tiers.SPEAKERS_FRESH`). Words alone, and notes without a transcript (the
 dialogue sets), are unchanged.
 """
 
