@@ -161,3 +161,30 @@ async def test_a_persons_speakers_are_read_once_a_minute(
         assert reads == [LEO, LEO]
     finally:
         m.close()
+
+
+async def test_an_erased_persons_speakers_are_not_kept(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[list[str]] = []
+    read = speakers.of_person
+
+    def counted(conn: Any, space: str, subject: str) -> list[str]:
+        reads.append(read(conn, space, subject))
+        return reads[-1]
+
+    monkeypatch.setattr(speakers, "of_person", counted)
+    scripted = Embeddings(_scripted, name="scripted:names", weight=1)
+    m = Mneme(db_path, space="test", clock=clock, embed=scripted)
+    try:
+        line = await m.transcript.aadd_line(DM, subject=LEO, text="my bread story", name="Leo")
+        await m.transcript.aadd_reply(DM, text="I see", reply_to=line.id, name="Mio", observe=LEO)
+        m.embed_pending()
+        await m.arecall(LEO, GEAR, lines=2)
+        m.erase(LEO)
+        line = await m.transcript.aadd_line(DM, subject=LEO, text="my chess story", name="Lee")
+        m.embed_pending()
+        await m.arecall(LEO, "What did Lee play?", lines=2)
+        assert reads == [["Leo", "Mio"], ["Lee"]]  # read again, not taken from before the erase
+    finally:
+        m.close()

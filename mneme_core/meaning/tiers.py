@@ -482,9 +482,13 @@ class Meaning:
         return self._eid, self._dims
 
     def drop(self, subject_id: int) -> None:
-        """A person is being erased: their vectors leave memory too (the file's go with their notes)."""
+        """A person is being erased: their vectors leave memory too (the file's go with their notes), and
+        so do the speakers' names kept, and their vectors (`_speakers_of`; kept by name, not by person, so
+        all of them: each costs one read or one embedding again)."""
         if self._index is not None:
             self._index.drop(subject_id)
+        self._speakers.clear()
+        self._names = speakers.Names()
 
     def embedder_in_file(self) -> tuple[int, int] | None:
         """(id, dimensions) of this embedder in the file, once the file has vectors of it."""
