@@ -8,7 +8,7 @@ similar lines are the wrong speaker's, and meaning adds almost nothing to words 
 words 0.652, with e5 0.674, where single-hop questions went 0.657 -> 0.738).
 
 So the direction of each speaker's name the question names is taken partly out of its vector: `SHARE` of
-the query's component along the name's own vector (the name embedded as a query, once a process, `Names`).
+the query's component along the name's own vector (the name embedded as a query, once a companion, `Names`).
 The words still match the name (a line is indexed with its speaker's), so a question still prefers its
 speaker's lines by words; its meaning now looks for what it asks. A person's speakers are the names on
 their newest `READ` indexed lines and on the companion's replies to them (`of_person`): the person's own
@@ -38,7 +38,7 @@ on its 200 others @10 (0.679 -> 0.685; @6 0.613 -> 0.600): a near tie among ten 
 either way, so each set's count is noisy, and over the seven the lean gains eight adversarial questions.
 Cutting the names out of the text loses the temporal questions what the name told ("When did Odile move
 house?" -> "When did move house?"). The two vectors averaged did best but embed every question twice (7 ms
-more with e5). A speaker's name costs one embedding the first time a process meets it, and a person's
+more with e5). A speaker's name costs one embedding the first time a companion meets it, and a person's
 speakers one read a minute (`tiers.SPEAKERS_FRESH`). Words alone, and notes without a transcript (the
 dialogue sets), are unchanged.
 """
@@ -51,12 +51,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import text
+from .embeddings import numpy
 
 __all__ = ["CACHE", "READ", "SHARE", "Names", "named", "of_person", "unnamed"]
 
 SHARE = 0.5  # of the query's component along a named speaker's name that is taken out
 READ = 64  # the person's newest lines whose speakers (and the companion's replies to them) are read
-CACHE = 1024  # names whose vectors a process keeps
+CACHE = 1024  # names whose vectors a companion keeps, and people whose speakers (`tiers.SPEAKERS_FRESH`)
 
 # The names on a person's newest indexed lines and on the companion's replies to them (see
 # `vectors.INDEXED_LINES`): `lines_subject` reads the newest first, `lines_reply` each one's replies (the
@@ -97,7 +98,7 @@ def named(query: str, names: Iterable[str]) -> list[str]:
 def unnamed(vector: Any, names: Sequence[Any], share: float = SHARE) -> Any:
     """The query's vector (or each row of several) with `share` of its component along each name's vector
     (unit length) taken out, of unit length again."""
-    np = _numpy()
+    np = numpy()
     out = np.array(vector, dtype=np.float64)
     rows = out if out.ndim == 2 else out[None, :]
     for name in names:
@@ -108,7 +109,7 @@ def unnamed(vector: Any, names: Sequence[Any], share: float = SHARE) -> Any:
 
 
 class Names:
-    """The vectors of the speakers' names a process has met (as queries, of unit length), the newest
+    """The vectors of the speakers' names a companion has met (as queries, of unit length), the newest
     `CACHE` of them."""
 
     def __init__(self) -> None:
@@ -118,7 +119,7 @@ class Names:
         return [name for name in names if name not in self._vectors]
 
     def keep(self, names: Sequence[str], vectors: Any) -> None:
-        np = _numpy()
+        np = numpy()
         for name, vector in zip(names, vectors, strict=True):
             unit = np.asarray(vector, dtype=np.float64)
             self._vectors[name] = unit / max(float(np.linalg.norm(unit)), 1e-12)
@@ -128,9 +129,3 @@ class Names:
 
     def of(self, names: Iterable[str]) -> list[Any]:
         return [self._vectors[name] for name in names if name in self._vectors]
-
-
-def _numpy() -> Any:
-    from .embeddings import numpy
-
-    return numpy()
