@@ -100,8 +100,7 @@ def _scripted(texts: list[str]) -> list[list[float]]:
 
 
 async def _found_as_similar(db_path: Path, clock: Any) -> dict[str, str]:
-    scripted = Embeddings(_scripted, name="scripted:names", weight=1)
-    m = Mneme(db_path, space="test", clock=clock, embed=scripted)
+    m = _named(db_path, clock)
     try:
         for i in range(3):
             for topic in TOPICS[1:]:
@@ -134,57 +133,61 @@ async def test_without_the_lean_the_name_pulls_the_question_to_its_speakers_line
     assert "take a dryrobe" not in why  # Leo's own lines, near the name, took the places
 
 
-async def test_a_persons_speakers_are_read_once_a_minute(
-    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from mneme_core.meaning import tiers
-
-    reads: list[str] = []
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """Each read of a person's speakers: (whose, what it found)."""
+    found: list[tuple[str, list[str]]] = []
     read = speakers.of_person
 
     def counted(conn: Any, space: str, subject: str) -> list[str]:
-        reads.append(subject)
-        return read(conn, space, subject)
+        found.append((subject, read(conn, space, subject)))
+        return found[-1][1]
 
     monkeypatch.setattr(speakers, "of_person", counted)
-    scripted = Embeddings(_scripted, name="scripted:names", weight=1)
-    m = Mneme(db_path, space="test", clock=clock, embed=scripted)
+    return found
+
+
+def _named(db_path: Path, clock: Any) -> Mneme:
+    return Mneme(
+        db_path, space="test", clock=clock, embed=Embeddings(_scripted, name="scripted:names", weight=1)
+    )
+
+
+async def _asked_once(m: Mneme) -> None:
+    """Leo's one line and the companion's reply, embedded, and a question asked of them."""
+    line = await m.transcript.aadd_line(DM, subject=LEO, text="my bread story", name="Leo")
+    await m.transcript.aadd_reply(DM, text="take a dryrobe", reply_to=line.id, name="Mio", observe=LEO)
+    m.embed_pending()
+    await m.arecall(LEO, GEAR, lines=2)
+
+
+async def test_a_persons_speakers_are_read_once_a_minute(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, reads: list[tuple[str, list[str]]]
+) -> None:
+    from mneme_core.meaning import tiers
+
+    m = _named(db_path, clock)
     try:
-        line = await m.transcript.aadd_line(DM, subject=LEO, text="my bread story", name="Leo")
-        await m.transcript.aadd_reply(DM, text="take a dryrobe", reply_to=line.id, name="Mio", observe=LEO)
-        m.embed_pending()
-        await m.arecall(LEO, GEAR, lines=2)
+        await _asked_once(m)
         await m.arecall(LEO, "What did Leo bake?", lines=2)
-        assert reads == [LEO]  # the second query took them as they were
+        assert len(reads) == 1  # the second query took them as they were
         monkeypatch.setattr(tiers, "SPEAKERS_FRESH", 0.0)
         await m.arecall(LEO, "What did Leo bake?", lines=2)
-        assert reads == [LEO, LEO]
+        assert reads == [(LEO, ["Leo", "Mio"])] * 2
     finally:
         m.close()
 
 
 async def test_an_erased_persons_speakers_are_not_kept(
-    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, clock: Any, reads: list[tuple[str, list[str]]]
 ) -> None:
-    reads: list[list[str]] = []
-    read = speakers.of_person
-
-    def counted(conn: Any, space: str, subject: str) -> list[str]:
-        reads.append(read(conn, space, subject))
-        return reads[-1]
-
-    monkeypatch.setattr(speakers, "of_person", counted)
-    scripted = Embeddings(_scripted, name="scripted:names", weight=1)
-    m = Mneme(db_path, space="test", clock=clock, embed=scripted)
+    m = _named(db_path, clock)
     try:
-        line = await m.transcript.aadd_line(DM, subject=LEO, text="my bread story", name="Leo")
-        await m.transcript.aadd_reply(DM, text="I see", reply_to=line.id, name="Mio", observe=LEO)
-        m.embed_pending()
-        await m.arecall(LEO, GEAR, lines=2)
+        await _asked_once(m)
         m.erase(LEO)
-        line = await m.transcript.aadd_line(DM, subject=LEO, text="my chess story", name="Lee")
+        await m.transcript.aadd_line(DM, subject=LEO, text="my chess story", name="Lee")
         m.embed_pending()
         await m.arecall(LEO, "What did Lee play?", lines=2)
-        assert reads == [["Leo", "Mio"], ["Lee"]]  # read again, not taken from before the erase
+        assert reads == [(LEO, ["Leo", "Mio"]), (LEO, ["Lee"])]  # read again, not kept from before the erase
     finally:
         m.close()
