@@ -48,16 +48,6 @@ def test_the_lean_takes_its_share_of_the_names_direction_out() -> None:
     assert np.allclose(rows, [[0.0, 1.0], [0.0, 1.0]])  # each row of a query placed by several texts
 
 
-def test_the_names_vectors_are_kept_as_units_the_newest_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(speakers, "CACHE", 2)
-    names = speakers.Names()
-    names.keep(["Ruth", "Dev"], [[3.0, 4.0], [0.0, 2.0]])
-    assert names.missing(["Ruth", "Kai"]) == ["Kai"]
-    assert np.allclose(names.of(["Ruth"])[0], [0.6, 0.8])
-    names.keep(["Kai"], [[1.0, 0.0]])
-    assert names.missing(["Ruth", "Dev", "Kai"]) == ["Ruth"]  # the oldest went
-
-
 async def test_a_persons_speakers_are_their_lines_and_the_replies_to_them(db_path: Path, clock: Any) -> None:
     room = "discord:room"
     m = Mneme(db_path, space="test", clock=clock)
@@ -189,5 +179,29 @@ async def test_an_erased_persons_speakers_are_not_kept(
         m.embed_pending()
         await m.arecall(LEO, "What did Lee play?", lines=2)
         assert reads == [(LEO, ["Leo", "Mio"]), (LEO, ["Lee"])]  # read again, not kept from before the erase
+    finally:
+        m.close()
+
+
+async def test_a_names_vector_is_placed_once_and_kept_with_the_queries(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mneme_core.meaning import tiers
+
+    placed: list[str] = []
+
+    def counted(texts: list[str]) -> list[list[float]]:
+        placed.extend(texts)
+        return _scripted(texts)
+
+    monkeypatch.setattr(tiers, "SPEAKERS_FRESH", 0.0)  # the speakers read each time: the name still kept
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(counted, name="scripted:names", weight=1))
+    try:
+        await _asked_once(m)
+        await m.arecall(LEO, "What did Leo bake?", lines=2)
+        assert placed.count("Leo") == 1  # named by both questions, placed for the first
+        m.erase(LEO)
+        await _asked_once(m)
+        assert placed.count("Leo") == 2  # the erase took the kept vectors with it
     finally:
         m.close()

@@ -7,13 +7,13 @@ asks a fifth of its questions so: a fact of one speaker asked of the other, its 
 similar lines are the wrong speaker's, and meaning adds almost nothing to words there (held out, recall@10:
 words 0.652, with e5 0.674, where single-hop questions went 0.657 -> 0.738).
 
-So the direction of each speaker's name the question names is taken partly out of its vector: `SHARE` of
-the query's component along the name's own vector (the name embedded as a query, once a companion, `Names`).
-The words still match the name (a line is indexed with its speaker's), so a question still prefers its
-speaker's lines by words; its meaning now looks for what it asks. A person's speakers are the names on
-their newest `READ` indexed lines and on the companion's replies to them (`of_person`): the person's own
-display names and the companion's. A name matches as a word (a spaced script, its case as written) or as
-text (an unspaced one, at least two characters).
+So the direction of each speaker's name the question names is taken partly out of its vector: `SHARE` of the
+query's component along the name's own vector (the name placed as a query, and kept with the queries' vectors,
+`tiers.QUERY_CACHE`). The words still match the name (a line is indexed with its speaker's), so a question
+still prefers its speaker's lines by words; its meaning now looks for what it asks. A person's speakers are
+the names on their newest `READ` indexed lines and on the companion's replies to them (`of_person`): the
+person's own display names and the companion's. A name matches as a word (a spaced script, its case as
+written) or as text (an unspaced one, at least two characters).
 
 Measured with e5 on the retrieval benchmark's LoCoMo-layout sets (evidence @6 / @10, words with meaning; the
 eleven sets of `benchmarks/data` in that layout, 1,987 questions). "Adversarial" are six of those sets'
@@ -46,18 +46,17 @@ dialogue sets), are unchanged.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import text
 from .embeddings import numpy
 
-__all__ = ["CACHE", "READ", "SHARE", "Names", "named", "of_person", "unnamed"]
+__all__ = ["CACHE", "READ", "SHARE", "named", "of_person", "unnamed"]
 
 SHARE = 0.5  # of the query's component along a named speaker's name that is taken out
 READ = 64  # the person's newest lines whose speakers (and the companion's replies to them) are read
-CACHE = 1024  # names whose vectors a companion keeps, and people whose speakers (`tiers.SPEAKERS_FRESH`)
+CACHE = 1024  # people whose speakers a companion keeps (`tiers.SPEAKERS_FRESH`)
 
 # The names on a person's newest indexed lines and on the companion's replies to them (see
 # `vectors.INDEXED_LINES`): `lines_subject` reads the newest first, `lines_reply` each one's replies (the
@@ -97,7 +96,7 @@ def named(query: str, names: Iterable[str]) -> list[str]:
 
 def unnamed(vector: Any, names: Sequence[Any], share: float = SHARE) -> Any:
     """The query's vector (or each row of several) with `share` of its component along each name's vector
-    (unit length) taken out, of unit length again."""
+    (of unit length, as an embedder's are) taken out, of unit length again."""
     np = numpy()
     out = np.array(vector, dtype=np.float64)
     rows = out if out.ndim == 2 else out[None, :]
@@ -106,26 +105,3 @@ def unnamed(vector: Any, names: Sequence[Any], share: float = SHARE) -> Any:
         rows -= share * np.outer(rows @ unit, unit)
     rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
     return out.astype(np.asarray(vector).dtype)
-
-
-class Names:
-    """The vectors of the speakers' names a companion has met (as queries, of unit length), the newest
-    `CACHE` of them."""
-
-    def __init__(self) -> None:
-        self._vectors: OrderedDict[str, Any] = OrderedDict()
-
-    def missing(self, names: Iterable[str]) -> list[str]:
-        return [name for name in names if name not in self._vectors]
-
-    def keep(self, names: Sequence[str], vectors: Any) -> None:
-        np = numpy()
-        for name, vector in zip(names, vectors, strict=True):
-            unit = np.asarray(vector, dtype=np.float64)
-            self._vectors[name] = unit / max(float(np.linalg.norm(unit)), 1e-12)
-            self._vectors.move_to_end(name)
-        while len(self._vectors) > CACHE:
-            self._vectors.popitem(last=False)
-
-    def of(self, names: Iterable[str]) -> list[Any]:
-        return [self._vectors[name] for name in names if name in self._vectors]

@@ -189,7 +189,6 @@ class Meaning:
         self._eid: int | None = None
         self._floor: float | None = embedder.floor
         self._queries: OrderedDict[str, Any] = OrderedDict()
-        self._names = speakers.Names()
         self._speakers: OrderedDict[tuple[str, str], tuple[float, list[str]]] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None
         store.piggyback.append(self.spot)
@@ -400,18 +399,26 @@ class Meaning:
         `speakers`); as it was when none is named, or when their names or vectors cannot be had in time."""
         try:
             said = speakers.named("\n".join(texts), await self._speakers_of(space, subject))
-            missing = self._names.missing(said)
-            if missing:
-                self._names.keep(missing, await self.embedder.embed(missing))
+            missing = [name for name in said if name not in self._queries]
+            if missing:  # a name is placed as a query of its own, and kept with the queries
+                for name, vector in zip(missing, await self.embedder.embed(missing), strict=True):
+                    self._keep(name, vector)
         except Exception as err:  # a slow read, a closing file, a failed embedder: placed as it was
             log.debug("the speakers' names of a query were left in: %s", err)
             return placed
-        vectors = self._names.of(said)
+        vectors = [self._queries[name] for name in said if name in self._queries]
         return (
             replace(placed, vector=speakers.unnamed(placed.vector, vectors, speakers.SHARE))
             if vectors
             else placed
         )
+
+    def _keep(self, text: str, vector: Any) -> None:
+        """A placed text's vector, for the next query of the same text (the newest `QUERY_CACHE`)."""
+        self._queries[text] = vector
+        self._queries.move_to_end(text)
+        if len(self._queries) > QUERY_CACHE:
+            self._queries.popitem(last=False)
 
     async def _speakers_of(self, space: str, subject: str) -> list[str]:
         """A person's speakers (`speakers.of_person`), read at most once in `SPEAKERS_FRESH` seconds.
@@ -447,9 +454,7 @@ class Meaning:
                 log.warning("placing a query with %s failed: %s", self.name, err)
                 self._failed("failed")
                 return None
-            self._queries[query] = vector
-            if len(self._queries) > QUERY_CACHE:
-                self._queries.popitem(last=False)
+            self._keep(query, vector)
         else:
             self._queries.move_to_end(query)
         found = self._eid_and_dims()
@@ -483,12 +488,12 @@ class Meaning:
 
     def drop(self, subject_id: int) -> None:
         """A person is being erased: their vectors leave memory too (the file's go with their notes), and
-        so do the speakers' names kept, and their vectors (`_speakers_of`; kept by name, not by person, so
-        all of them: each costs one read or one embedding again)."""
+        so do the speakers' names kept (`_speakers_of`) and the queries' vectors, names' among them: kept by
+        text, not by person, so all of them (each costs one read or one embedding again)."""
         if self._index is not None:
             self._index.drop(subject_id)
         self._speakers.clear()
-        self._names = speakers.Names()
+        self._queries.clear()
 
     def embedder_in_file(self) -> tuple[int, int] | None:
         """(id, dimensions) of this embedder in the file, once the file has vectors of it."""
