@@ -183,7 +183,7 @@ async def test_an_erased_persons_speakers_are_not_kept(
         m.close()
 
 
-async def test_a_names_vector_is_placed_once_and_kept_with_the_queries(
+async def test_a_names_vector_is_placed_once_and_kept(
     db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mneme_core.meaning import tiers

@@ -8,12 +8,12 @@ similar lines are the wrong speaker's, and meaning adds almost nothing to words 
 words 0.652, with e5 0.674, where single-hop questions went 0.657 -> 0.738).
 
 So the direction of each speaker's name the question names is taken partly out of its vector: `SHARE` of the
-query's component along the name's own vector (the name placed as a query, and kept with the queries' vectors,
-`tiers.QUERY_CACHE`). The words still match the name (a line is indexed with its speaker's), so a question
-still prefers its speaker's lines by words; its meaning now looks for what it asks. A person's speakers are
-the names on their newest `READ` indexed lines and on the companion's replies to them (`of_person`): the
-person's own display names and the companion's. A name matches as a word (a spaced script, its case as
-written) or as text (an unspaced one, at least two characters).
+query's component along the name's own vector (the name placed as a query, once a companion). The words still
+match the name (a line is indexed with its speaker's), so a question still prefers its speaker's lines by
+words; its meaning now looks for what it asks. A person's speakers are the names on their newest `READ`
+indexed lines and on the companion's replies to them (`of_person`): the person's own display names and the
+companion's. A name matches as a word (a spaced script, its case as written) or as text (an unspaced one, at
+least two characters).
 
 Measured with e5 on the retrieval benchmark's LoCoMo-layout sets (evidence @6 / @10, words with meaning; the
 eleven sets of `benchmarks/data` in that layout, 1,987 questions). "Adversarial" are six of those sets'
@@ -56,7 +56,7 @@ __all__ = ["CACHE", "READ", "SHARE", "named", "of_person", "unnamed"]
 
 SHARE = 0.5  # of the query's component along a named speaker's name that is taken out
 READ = 64  # the person's newest lines whose speakers (and the companion's replies to them) are read
-CACHE = 1024  # people whose speakers a companion keeps (`tiers.SPEAKERS_FRESH`)
+CACHE = 1024  # names whose vectors a companion keeps, and people whose speakers (`tiers.SPEAKERS_FRESH`)
 
 # The names on a person's newest indexed lines and on the companion's replies to them (see
 # `vectors.INDEXED_LINES`): `lines_subject` reads the newest first, `lines_reply` each one's replies (the

@@ -159,6 +159,14 @@ class Placed:
         return ids, sims, floor
 
 
+def _keep(kept: OrderedDict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """`value` kept under `key` as the newest of `kept`, which keeps the newest `most`."""
+    kept[key] = value
+    kept.move_to_end(key)
+    if len(kept) > most:
+        kept.popitem(last=False)
+
+
 def _with_top(conn: Any, texts_of: Callable[..., Any], ids: list[int], table: str) -> tuple[Any, int]:
     """`texts_of(conn, ids)` and the highest id of `table`, in one snapshot."""
     (top,) = conn.execute(f"select coalesce(max(id), 0) from {table}").fetchone()
@@ -189,6 +197,7 @@ class Meaning:
         self._eid: int | None = None
         self._floor: float | None = embedder.floor
         self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._names: OrderedDict[str, Any] = OrderedDict()  # speakers' names placed as queries (`speakers`)
         self._speakers: OrderedDict[tuple[str, str], tuple[float, list[str]]] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None
         store.piggyback.append(self.spot)
@@ -399,26 +408,19 @@ class Meaning:
         `speakers`); as it was when none is named, or when their names or vectors cannot be had in time."""
         try:
             said = speakers.named("\n".join(texts), await self._speakers_of(space, subject))
-            missing = [name for name in said if name not in self._queries]
-            if missing:  # a name is placed as a query of its own, and kept with the queries
+            missing = [name for name in said if name not in self._names]
+            if missing:  # a name is placed as a query of its own
                 for name, vector in zip(missing, await self.embedder.embed(missing), strict=True):
-                    self._keep(name, vector)
+                    _keep(self._names, name, vector, speakers.CACHE)
         except Exception as err:  # a slow read, a closing file, a failed embedder: placed as it was
             log.debug("the speakers' names of a query were left in: %s", err)
             return placed
-        vectors = [self._queries[name] for name in said if name in self._queries]
+        vectors = [self._names[name] for name in said if name in self._names]
         return (
             replace(placed, vector=speakers.unnamed(placed.vector, vectors, speakers.SHARE))
             if vectors
             else placed
         )
-
-    def _keep(self, text: str, vector: Any) -> None:
-        """A placed text's vector, for the next query of the same text (the newest `QUERY_CACHE`)."""
-        self._queries[text] = vector
-        self._queries.move_to_end(text)
-        if len(self._queries) > QUERY_CACHE:
-            self._queries.popitem(last=False)
 
     async def _speakers_of(self, space: str, subject: str) -> list[str]:
         """A person's speakers (`speakers.of_person`), read at most once in `SPEAKERS_FRESH` seconds.
@@ -433,10 +435,7 @@ class Meaning:
         if kept is not None and now - kept[0] < SPEAKERS_FRESH:
             return kept[1]
         names = await asyncio.wait_for(self.store.aread(speakers.of_person, space, subject), SPEAKERS_WAIT)
-        self._speakers[key] = (now, names)
-        self._speakers.move_to_end(key)
-        if len(self._speakers) > speakers.CACHE:
-            self._speakers.popitem(last=False)
+        _keep(self._speakers, key, (now, names), speakers.CACHE)
         return names
 
     async def _placed(self, query: str, texts: list[str]) -> Placed | None:
@@ -454,7 +453,7 @@ class Meaning:
                 log.warning("placing a query with %s failed: %s", self.name, err)
                 self._failed("failed")
                 return None
-            self._keep(query, vector)
+            _keep(self._queries, query, vector, QUERY_CACHE)
         else:
             self._queries.move_to_end(query)
         found = self._eid_and_dims()
@@ -488,12 +487,12 @@ class Meaning:
 
     def drop(self, subject_id: int) -> None:
         """A person is being erased: their vectors leave memory too (the file's go with their notes), and
-        so do the speakers' names kept (`_speakers_of`) and the queries' vectors, names' among them: kept by
+        so do the speakers kept (`_speakers_of`), their names' vectors and the queries' vectors: kept by
         text, not by person, so all of them (each costs one read or one embedding again)."""
         if self._index is not None:
             self._index.drop(subject_id)
-        self._speakers.clear()
-        self._queries.clear()
+        for kept in (self._speakers, self._names, self._queries):
+            kept.clear()
 
     def embedder_in_file(self) -> tuple[int, int] | None:
         """(id, dimensions) of this embedder in the file, once the file has vectors of it."""
