@@ -343,6 +343,73 @@ async def test_a_line_similar_to_a_question_under_the_persons_floor_still_counts
     assert not [text for text, reason in why.items() if "chore" in text and "similar" in reason]
 
 
+NAPS = "Niangao slept the whole afternoon on the warm windowsill, then knocked my plant off it"
+DIET = "The vet weighed Niangao: half a kilo too heavy, so smaller meals from now on, and no treats"
+
+
+async def _cat_lines(db_path: Path, clock: Any) -> list[str]:
+    """Two long lines about the cat, each with a short reply that is embedded after it (so its vector is
+    mostly the cat line's, here a little nearer the question), among lines about nothing the question asks;
+    the lines found for a question that shares no word with any of them, best first."""
+    import numpy as np
+
+    from mneme_core.meaning import Embeddings
+
+    query = "kitten radiator"
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(16)
+            own = t.split("\n")[-1]
+            if t == query:
+                v[0] = 1.0
+            elif "Niangao" in t:  # the cat's lines (0.6), the replies embedded after them (0.65)
+                v[0] = 0.6 if "Niangao" in own else 0.65
+                v[15] = np.sqrt(1 - v[0] ** 2)
+            else:
+                v[1 + sum(map(ord, own)) % 13] = 1.0
+            out.append(v.tolist())
+        return out
+
+    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:short", weight=1.0))
+    try:
+        await said(m, clock, [*chores[:6], (NAPS, "Ha!"), *chores[6:], (DIET, "Aww.")])
+        m.embed_pending()
+        found = await m.arecall(LEO, query, lines=4)
+    finally:
+        m.close()
+    return [r.line.text for r in found.lines]
+
+
+async def test_a_short_reply_does_not_outrank_the_line_its_similarity_comes_from(db_path: Path, clock: Any):
+    """A reply such as "Ha!" means what the line before it says, and its vector is made after that line, so
+    it lands as near a question as the line does. Among the similar, a line counts its similarity in
+    proportion to its length, up to `FULL` times their median (`substance`): the cat's lines come first."""
+    found = await _cat_lines(db_path, clock)
+    assert found[:2] == [DIET, NAPS]
+
+
+async def test_without_substance_the_short_replies_come_first(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(transcript_recall, "substance", lambda texts: dict.fromkeys(texts, 1.0))
+    found = await _cat_lines(db_path, clock)
+    assert found[:2] == ["Aww.", "Ha!"]
+
+
+def test_substance_is_a_lines_length_over_full_times_the_median() -> None:
+    full = transcript_recall.FULL
+    texts = {1: "a" * 10, 2: "b" * 20, 3: "c" * 30, 4: "d" * 100}
+    median = 25.0  # of 10, 20, 30 and 100
+    assert transcript_recall.substance(texts) == pytest.approx(
+        {1: 10 / (full * median), 2: 20 / (full * median), 3: 30 / (full * median), 4: 1.0}
+    )
+    assert transcript_recall.substance({}) == {}
+    assert transcript_recall.substance({7: ""}) == {7: 0.0}  # an empty line counts nothing, and no error
+
+
 async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
     db_path: Path, clock: Any
 ) -> None:
