@@ -62,6 +62,35 @@ async def test_the_lines_beside_a_strong_match_come_as_its_context(mneme: Mneme,
     assert by_id[ids[1]].score < found.lines[0].score
 
 
+CONTEXT_BOTH_SIDES = [
+    ("the weather is awful today", "Stay dry."),
+    (
+        "my sister Leah got engaged!",
+        "Congratulations! I want to hear everything about the proposal and the ring",
+    ),
+]
+
+
+@pytest.mark.parametrize("weighed", [True, False])
+async def test_a_matchs_neighbour_counts_as_its_context_by_how_much_it_says(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, weighed: bool
+) -> None:
+    """A short line beside a match ("Stay dry.") says less about it than a long reply does: the context a
+    neighbour gets is its share of the match's score times its `substance` (an answer is not weighed so)."""
+    if not weighed:
+        monkeypatch.setattr(transcript_recall, "substance", lambda texts: dict.fromkeys(texts, 1.0))
+    ids = await said(mneme, clock, CONTEXT_BOTH_SIDES)
+
+    found = mneme.recall(LEO, "who is Leah engaged to?", lines=3)
+
+    score = {r.line.id: r.score for r in found.lines}
+    assert found.lines[0].line.id == ids[2]
+    if weighed:
+        assert score[ids[1]] < 0.5 * score[ids[3]]  # 9 characters against 75
+    else:
+        assert score[ids[1]] == pytest.approx(score[ids[3]])
+
+
 ASKED = [
     ("my grandmother turned ninety on Saturday", "Did you give Nana a present?"),
     ("a photo book of her whole life", "She must have loved it."),
@@ -75,11 +104,11 @@ async def test_the_line_after_a_question_that_matched_comes_as_its_answer(mneme:
 
     found = mneme.recall(LEO, "what present did I give Nana?", lines=2)
 
-    order = [r.line.id for r in found.lines]
-    # The companion's question matched best; Leo's answer shares no word with the query, yet it comes next,
-    # ahead of a line that shares one word ("present") with it.
-    assert order == [ids[1], ids[2]]
-    assert found.lines[1].why == "beside a match"
+    why = {r.line.id: r.why for r in found.lines}
+    # The companion's question matched best; Leo's answer shares no word with the query, yet it comes with
+    # it, ahead of a line that shares one word ("present") with it.
+    assert set(why) == {ids[1], ids[2]}
+    assert why[ids[2]] == "beside a match"
 
 
 def _followed(question: str) -> list[tuple[str, str]]:
@@ -513,7 +542,8 @@ async def test_a_reply_to_a_line_not_addressed_to_the_companion_is_no_ones_conte
 
 async def test_a_line_does_not_fade_with_age_as_a_note_does(mneme: Mneme, clock: Any) -> None:
     # When a line was said tells when, not how much it matters (`recall.LINE_FADED`); a note fades.
-    old = await mneme.transcript.aadd_line(DM, subject=LEO, text="we took the train to Whitby", name="Leo")
+    # (the two lines as long as each other: each is the other's context, which counts by length, `substance`)
+    old = await mneme.transcript.aadd_line(DM, subject=LEO, text="we took the train to Whitby.", name="Leo")
     mneme.remember(LEO, "Took the train to Whitby in spring", kind="episode")
     clock.now += 300 * DAY
     new = await mneme.transcript.aadd_line(DM, subject=LEO, text="we took the train to Whitby!", name="Leo")
