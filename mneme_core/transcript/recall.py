@@ -109,7 +109,8 @@ things are the transcript's own:
   match's score) is times its substance among the lines read, since "Stay dry." beside a match says less
   about it than a long reply. The answer to a match that asks is not weighed ("a photo book of her whole
   life" is the answer however short). Over the same twelve sets, @6 / @10: e5 0.677 / 0.757 -> 0.685 /
-  0.762, words 0.616 / 0.685 -> 0.619 / 0.688, nine sets of twelve up with e5, eight with words. The
+  0.762, words 0.616 / 0.685 -> 0.619 / 0.688; @10 eight sets up and one down with e5, eight up and two
+  down with words. The
   dialogue sets keep notes, one sentence each: unchanged.
 
 Each recalled line carries why it was chosen ("matched: leah, engaged", "beside a match"), like a note.
