@@ -110,8 +110,7 @@ things are the transcript's own:
   about it than a long reply. The answer to a match that asks is not weighed ("a photo book of her whole
   life" is the answer however short). Over the same twelve sets, @6 / @10: e5 0.677 / 0.757 -> 0.685 /
   0.762, words 0.616 / 0.685 -> 0.619 / 0.688; @10 eight sets up and one down with e5, eight up and two
-  down with words. The
-  dialogue sets keep notes, one sentence each: unchanged.
+  down with words. The dialogue sets keep notes, one sentence each: unchanged.
 
 Each recalled line carries why it was chosen ("matched: leah, engaged", "beside a match"), like a note.
 """
