@@ -252,7 +252,9 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             self.store.close_at_exit()
 
     def _stop_background(self) -> None:
-        """The background threads stop: the reindexer's, the meaning tier's, the recall log's."""
+        """The background threads stop: the plugin tiers', the reindexer's, the meaning tier's, the recall
+        log's."""
+        self.tiers.stop()
         self.reindexer.stop()
         if self.meaning is not None:
             self.meaning.stop()

@@ -5,6 +5,7 @@ a Chinese query. The model is `tier_fakes.Model`, a stand-in for a paid API that
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import unicodedata
 
@@ -199,3 +200,34 @@ def test_settings_are_checked_naming_the_key(db_path, clock, model, caplog):
             "plugins.unify.batch": "plugins.unify.batch is a whole number from 1 to 256, not 0"
         }
     assert "plugins.unify.batch is a whole number from 1 to 256, not 0" in caplog.text
+
+
+def test_closing_waits_for_the_glossing_thread_to_finish_its_read(db_path, clock, model, monkeypatch):
+    """The glossing thread reads on a connection of its own, which closing the file closes: closed while
+    the thread read on it, it crashed the process (a segmentation fault in SQLite). `close` now stops the
+    thread first (`Tiers.stop`), so a read in flight ends on an open connection."""
+    from mneme_unify import glossing
+
+    inside, go, outcome = threading.Event(), threading.Event(), []
+    candidates = glossing.candidates
+
+    def slow(conn, language, limit):
+        if threading.current_thread().name == "mneme-gloss" and not inside.is_set():
+            inside.set()
+            go.wait(5)
+            try:
+                conn.execute("select count(*) from notes").fetchone()
+                outcome.append("read on an open connection")
+            except Exception as err:  # what a closed connection answers in Python (in C: a crash)
+                outcome.append(f"{type(err).__name__}: {err}")
+        return candidates(conn, language, limit)
+
+    monkeypatch.setattr(glossing, "candidates", slow)
+    m = Mneme(db_path, space="test", clock=clock, complete=model, plugins=with_unify())
+    m.remember(S, "我的猫叫年糕")
+    assert inside.wait(5)
+    threading.Timer(0.2, go.set).start()  # the read goes on while `close` runs
+    tier = next(t for t in m.tiers.tiers if t.name == "unify")
+    m.close()
+    assert outcome == ["read on an open connection"]
+    assert not tier._thread.is_alive()

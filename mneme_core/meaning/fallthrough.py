@@ -14,7 +14,8 @@ A tier is what a plugin's `factory(mneme)` returns (None when it cannot work for
   (words to match besides the query's own: a translation) or None to pass the query on.
 Optionally: `timeout` (seconds the fall-through waits for `place`; `TIMEOUT` when absent; None for a tier
 that keeps its own, as the embeddings tier does), `report()` (a
-dict of its own counts), `work()` (do now what it does in the background; for `Mneme.embed_pending`).
+dict of its own counts), `work()` (do now what it does in the background; for `Mneme.embed_pending`),
+`stop()` (end its background work: `Mneme.close` calls it before the file closes).
 
 A tier that raises, answers something else, or takes longer than its timeout is rested for `REST` seconds
 (see `tiers`): its queries go straight to the next tier meanwhile, instead of waiting on it each time.
@@ -189,6 +190,13 @@ class Tiers:
                 count = work()
                 done += count if tier.name == EMBEDDINGS and isinstance(count, int) else 0
         return done
+
+    def stop(self) -> None:
+        """Each plugin tier's background work ends (its `stop()`, when it has one), before the file closes."""
+        for tier in self.tiers:
+            stop = getattr(tier, "stop", None)
+            if callable(stop):
+                stop()
 
     def report(self) -> dict[str, Any] | None:
         """What each tier placed, and each plugin tier's troubles and own counts; None for words only."""

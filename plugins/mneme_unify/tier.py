@@ -40,6 +40,7 @@ ORDER = 300
 GLOSS_TIMEOUT = 60.0  # a batch of glosses, off it
 QUERY_LIMIT = 1000
 IDLE = 1.0
+STOP_WAIT = 5.0  # the longest `stop` waits for a pass in flight (a model's gloss may take longer)
 
 
 class Unify:
@@ -86,6 +87,7 @@ class Unify:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._rested_until = 0.0
+        self._stopping = False
         if background:
             store.piggyback.append(self._spot)
             self._start()
@@ -163,17 +165,27 @@ class Unify:
         self._thread = threading.Thread(target=self._run, name="mneme-gloss", daemon=True)
         self._thread.start()
 
+    def stop(self) -> None:
+        """End the glossing thread before the file closes (`Mneme.close`, through `Tiers.stop`): closing a
+        connection while this thread reads on it crashed the process (a segmentation fault in SQLite), so
+        the thread is told, woken and waited for (a pass in flight finishes, within `STOP_WAIT`)."""
+        self._stopping = True
+        self._wake.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=STOP_WAIT)
+
     def _run(self) -> None:
-        while not self.store.closed:
+        while not self._stopping and not self.store.closed:
             self._wake.wait(IDLE)
             self._wake.clear()
-            if self.store.closed or time.monotonic() < self._rested_until:
+            if self._stopping or self.store.closed or time.monotonic() < self._rested_until:
                 continue
             try:
-                while self._pass()[0] and not self.store.closed:
+                while not self._stopping and self._pass()[0] and not self.store.closed:
                     pass
             except Exception:  # the file closing under us, or the model's own failure: logged, never raised
-                if self.store.closed:
+                if self._stopping or self.store.closed:
                     break
                 log.exception("glossing notes failed")
                 self._rested_until = time.monotonic() + REST
