@@ -236,6 +236,16 @@ questions each. Evidence @10: words 0.633 (@6 0.530), FTS5 0.394, the reference 
 FTS5 0.500, the reference 0.562, e5 0.854 -> 0.812 with the lean (@6 0.750 both): two questions lost where
 the six sets before gained ten.
 
+`blind24_*.txt`, built into `blind24.json`, were written the same way on 2026-12-05, after a line's
+length came to weigh its similarity and its context (`mneme_core.transcript.recall.substance`), and
+committed after one measurement: two conversations over 2023 (university friends, a hospital pharmacist and
+a man whose greyhound steals socks; old neighbours, a GP receptionist in Buxton and a canoe builder in Nova
+Scotia), 475 and 471 turns of 110 characters at the median, few of them short (1% and 6% under 50
+characters, against 47% in blind 23), 100 questions each. Evidence @10: words 0.521 -> 0.533 with the
+change (@6 0.457 -> 0.463), FTS5 0.363, the reference 0.328: the hardest round yet; with e5 0.631 -> 0.633
+(@6 0.544 -> 0.543). Their 59 adversarial questions (`--adversarial`): words 0.644, FTS5 0.424, the
+reference 0.390, e5 0.780 -> 0.746 with the change (@6 0.712 -> 0.627).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -390,6 +400,7 @@ def main() -> int:
     build("blind21", "blind21.json")
     build("blind22", "blind22.json")
     build("blind23", "blind23.json")
+    build("blind24", "blind24.json")
     return 0
 
 
