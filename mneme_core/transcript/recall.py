@@ -158,7 +158,7 @@ FOLLOWED = 0.5  # what the answer to a short question right after a strong match
 SHORT = 40  # the most characters of a question asked about what was just said (a longer turn opens a topic)
 QUOTED = 40  # the fewest characters left in the budget that a line too long for them is quoted in (`excerpt`)
 SHARE = 2.0  # the most of its fair share of the room left a line of several sentences is quoted in (`_room`)
-FULL = 2.0  # a line this many times the similar lines' median length counts all its similarity (`substance`)
+FULL = 2.0  # a line this many times the median length of the lines weighed counts whole (`substance`)
 
 
 @dataclass(frozen=True)
@@ -327,8 +327,9 @@ def _fuse(
 
 
 def substance(texts: dict[int, str]) -> dict[int, float]:
-    """Line id -> the share of its similarity a line's place among the similar counts (see `FULL`): 1 for a
-    line at least `FULL` times the median length of these, less in proportion for a shorter one."""
+    """Line id -> the share a line counts, by its length, of what it is credited with (its similarity
+    among the similar lines, the context a strong match lends it): 1 for a line at least `FULL` times the
+    median length of these, less in proportion for a shorter one (see the module docstring)."""
     if not texts:
         return {}
     full = FULL * max(1.0, median(len(said) for said in texts.values()))
