@@ -246,6 +246,15 @@ change (@6 0.457 -> 0.463), FTS5 0.363, the reference 0.328: the hardest round y
 (@6 0.544 -> 0.543). Their 59 adversarial questions (`--adversarial`): words 0.644, FTS5 0.424, the
 reference 0.390, e5 0.780 -> 0.746 with the change (@6 0.712 -> 0.627).
 
+`blind25_*.txt`, built into `blind25.json`, were written the same way on the same day, after the length
+rule too, asked for a chat app's mix of turns (short replies and reactions among the news), and committed
+after one measurement: two conversations over 2023 (friends from an evening class, an Italian teacher and
+a lecturer whose boiler dies at New Year; a retired head baker and the trainee he mentored), 471 and 476
+turns of 51 characters at the median, half of them under 50, 100 questions each. Evidence @10: words
+0.509 -> 0.511 with the change (@6 0.436 both), FTS5 0.300, the reference 0.308; with e5 0.631 -> 0.644
+(@6 0.542 -> 0.561). Their 55 adversarial questions: words 0.618, FTS5 0.382, the reference 0.345, e5
+0.727 -> 0.745 with the change (@6 0.673 -> 0.691).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -401,6 +410,7 @@ def main() -> int:
     build("blind22", "blind22.json")
     build("blind23", "blind23.json")
     build("blind24", "blind24.json")
+    build("blind25", "blind25.json")
     return 0
 
 
