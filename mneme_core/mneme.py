@@ -13,6 +13,7 @@ Validation happens here, before any work reaches the store: a wrong value raises
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import logging
@@ -229,11 +230,14 @@ class Mneme(CompanionVerbs, CheckVerbs, TendVerbs, JournalVerbs):
             self.store.close()
 
     async def aclose(self) -> None:
+        """`close`, off the event loop: the background threads are waited for on a thread of their own, so
+        other people's turns go on meanwhile, and a thread that needs the loop to finish (the unify tier's
+        model call, made on the loop its async client lives on) can."""
         if self.store.closed:
             return
         try:
             await self.plugins.ashutdown(self)
-            self._stop_background()
+            await asyncio.to_thread(self._stop_background)
             await self.recall_log.aflush_or_drop()
             await self.told.aflush_or_drop()
         finally:

@@ -231,3 +231,37 @@ def test_closing_waits_for_the_glossing_thread_to_finish_its_read(db_path, clock
     m.close()
     assert outcome == ["read on an open connection"]
     assert not tier._thread.is_alive()
+
+
+async def test_aclose_waits_for_the_glossing_thread_off_the_event_loop(db_path, clock, model, monkeypatch):
+    """A read in flight that can only end once the event loop runs something (here the read waits for a
+    task on the loop; in use, the model's gloss is asked on the loop its async client lives on) ends on an
+    open connection: `aclose` waits for the thread on a thread of its own, leaving the loop free."""
+    from mneme_unify import glossing
+
+    inside, go, outcome = threading.Event(), threading.Event(), []
+    candidates = glossing.candidates
+
+    def slow(conn, language, limit):
+        if threading.current_thread().name == "mneme-gloss" and not inside.is_set():
+            inside.set()
+            go.wait(6)  # past the tier's STOP_WAIT: a loop blocked on the join would close the file first
+            try:
+                conn.execute("select count(*) from notes").fetchone()
+                outcome.append("read on an open connection")
+            except Exception as err:
+                outcome.append(f"{type(err).__name__}: {err}")
+        return candidates(conn, language, limit)
+
+    async def release() -> None:
+        await asyncio.sleep(0.1)
+        go.set()
+
+    monkeypatch.setattr(glossing, "candidates", slow)
+    m = Mneme(db_path, space="test", clock=clock, complete=model, plugins=with_unify())
+    await m.aremember(S, "我的猫叫年糕")
+    assert await asyncio.to_thread(inside.wait, 5)
+    releasing = asyncio.create_task(release())  # runs only if the loop is free while `aclose` waits
+    await m.aclose()
+    await releasing
+    assert outcome == ["read on an open connection"]
