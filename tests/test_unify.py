@@ -202,66 +202,62 @@ def test_settings_are_checked_naming_the_key(db_path, clock, model, caplog):
     assert "plugins.unify.batch is a whole number from 1 to 256, not 0" in caplog.text
 
 
-def test_closing_waits_for_the_glossing_thread_to_finish_its_read(db_path, clock, model, monkeypatch):
+class HeldRead:
+    """The glossing thread's first read, held inside its transaction until `go` is set; then it reads once
+    more on the same connection and says how that went in `outcome`."""
+
+    def __init__(self, candidates) -> None:
+        self.inside, self.go, self.outcome = threading.Event(), threading.Event(), []
+        self._candidates = candidates
+
+    def __call__(self, conn, language, limit):
+        if threading.current_thread().name == "mneme-gloss" and not self.inside.is_set():
+            self.inside.set()
+            self.go.wait(6)  # past the tier's STOP_WAIT: a close that did not wait would close the file first
+            try:
+                conn.execute("select count(*) from notes").fetchone()
+                self.outcome.append("read on an open connection")
+            except Exception as err:  # what a closed connection answers in Python (in C: a crash)
+                self.outcome.append(f"{type(err).__name__}: {err}")
+        return self._candidates(conn, language, limit)
+
+
+@pytest.fixture
+def held(monkeypatch) -> HeldRead:
+    from mneme_unify import glossing
+
+    held = HeldRead(glossing.candidates)
+    monkeypatch.setattr(glossing, "candidates", held)
+    return held
+
+
+def test_closing_waits_for_the_glossing_thread_to_finish_its_read(db_path, clock, model, held):
     """The glossing thread reads on a connection of its own, which closing the file closes: closed while
     the thread read on it, it crashed the process (a segmentation fault in SQLite). `close` now stops the
     thread first (`Tiers.stop`), so a read in flight ends on an open connection."""
-    from mneme_unify import glossing
-
-    inside, go, outcome = threading.Event(), threading.Event(), []
-    candidates = glossing.candidates
-
-    def slow(conn, language, limit):
-        if threading.current_thread().name == "mneme-gloss" and not inside.is_set():
-            inside.set()
-            go.wait(5)
-            try:
-                conn.execute("select count(*) from notes").fetchone()
-                outcome.append("read on an open connection")
-            except Exception as err:  # what a closed connection answers in Python (in C: a crash)
-                outcome.append(f"{type(err).__name__}: {err}")
-        return candidates(conn, language, limit)
-
-    monkeypatch.setattr(glossing, "candidates", slow)
     m = Mneme(db_path, space="test", clock=clock, complete=model, plugins=with_unify())
     m.remember(S, "我的猫叫年糕")
-    assert inside.wait(5)
-    threading.Timer(0.2, go.set).start()  # the read goes on while `close` runs
+    assert held.inside.wait(5)
+    threading.Timer(0.2, held.go.set).start()  # the read goes on while `close` runs
     tier = next(t for t in m.tiers.tiers if t.name == "unify")
     m.close()
-    assert outcome == ["read on an open connection"]
+    assert held.outcome == ["read on an open connection"]
     assert not tier._thread.is_alive()
 
 
-async def test_aclose_waits_for_the_glossing_thread_off_the_event_loop(db_path, clock, model, monkeypatch):
+async def test_aclose_waits_for_the_glossing_thread_off_the_event_loop(db_path, clock, model, held):
     """A read in flight that can only end once the event loop runs something (here the read waits for a
     task on the loop; in use, the model's gloss is asked on the loop its async client lives on) ends on an
     open connection: `aclose` waits for the thread on a thread of its own, leaving the loop free."""
-    from mneme_unify import glossing
-
-    inside, go, outcome = threading.Event(), threading.Event(), []
-    candidates = glossing.candidates
-
-    def slow(conn, language, limit):
-        if threading.current_thread().name == "mneme-gloss" and not inside.is_set():
-            inside.set()
-            go.wait(6)  # past the tier's STOP_WAIT: a loop blocked on the join would close the file first
-            try:
-                conn.execute("select count(*) from notes").fetchone()
-                outcome.append("read on an open connection")
-            except Exception as err:
-                outcome.append(f"{type(err).__name__}: {err}")
-        return candidates(conn, language, limit)
 
     async def release() -> None:
         await asyncio.sleep(0.1)
-        go.set()
+        held.go.set()
 
-    monkeypatch.setattr(glossing, "candidates", slow)
     m = Mneme(db_path, space="test", clock=clock, complete=model, plugins=with_unify())
     await m.aremember(S, "我的猫叫年糕")
-    assert await asyncio.to_thread(inside.wait, 5)
+    assert await asyncio.to_thread(held.inside.wait, 5)
     releasing = asyncio.create_task(release())  # runs only if the loop is free while `aclose` waits
     await m.aclose()
     await releasing
-    assert outcome == ["read on an open connection"]
+    assert held.outcome == ["read on an open connection"]
