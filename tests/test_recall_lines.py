@@ -423,7 +423,10 @@ async def test_a_short_reply_does_not_outrank_the_line_its_similarity_comes_from
 async def test_without_substance_the_short_replies_come_first(
     db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
 ):
+    """Without the length rule, and with each line at its own similarity (not raised to its reply's, see
+    `test_a_line_is_as_near_as_the_exchange_it_opens`), the replies come first."""
     monkeypatch.setattr(transcript_recall, "substance", lambda texts: dict.fromkeys(texts, 1.0))
+    monkeypatch.setattr(transcript_recall, "_exchanges", lambda conn, ask, sid, similar: similar)
     found = await _cat_lines(db_path, clock)
     assert found[:2] == ["Aww.", "Ha!"]
 
@@ -437,6 +440,47 @@ def test_substance_is_a_lines_length_over_full_times_the_median() -> None:
     )
     assert transcript_recall.substance({}) == {}
     assert transcript_recall.substance({7: ""}) == {7: 0.0}  # an empty line counts nothing, and no error
+
+
+ADOPTED = "We adopted a second one today, a grey girl called Tangyuan"
+PIPES = "Two of them asleep on the warm pipes now!"
+
+
+async def test_a_line_is_as_near_as_the_exchange_it_opens(db_path: Path, clock: Any) -> None:
+    """A line's own vector is made after the line before it, so it places the exchange the line answers; the
+    exchange it opens is placed by the next line's vector, made after it. Here the news of a second cat
+    lands far from the question on its own, and its reply, embedded after it, lands on it: the news is found
+    among the similar lines, as near as its reply (`_exchanges`), not only as the reply's context."""
+    import numpy as np
+
+    from mneme_core.meaning import Embeddings
+
+    query = "kitten radiator"
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(16)
+            own = t.split("\n")[-1]
+            if t == query or ("Tangyuan" in t and "Tangyuan" not in own):  # the reply, made after the news
+                v[0] = 1.0
+            else:  # every other line, the news among them, on an axis of its own
+                v[1 + sum(map(ord, own)) % 15] = 1.0
+            out.append(v.tolist())
+        return out
+
+    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:opens", weight=1.0))
+    try:
+        await said(m, clock, [*chores[:6], (ADOPTED, PIPES), *chores[6:]])
+        m.embed_pending()
+        found = await m.arecall(LEO, query, lines=4)
+    finally:
+        m.close()
+    why = {r.line.text: r.why for r in found.lines}
+    assert why[ADOPTED].startswith("similar +")
+    assert why[ADOPTED] == why[PIPES]  # as near as the exchange it opens
+    assert not [text for text, reason in why.items() if "chore" in text and "similar" in reason]
 
 
 async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
