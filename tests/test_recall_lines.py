@@ -420,13 +420,19 @@ async def test_a_short_reply_does_not_outrank_the_line_its_similarity_comes_from
     assert found[:2] == [DIET, NAPS]
 
 
+def _own_exchange(conn: Any, ask: Any, sid: int, similar: list[int], measured: Any, floor: float):
+    """`_exchanges` as if a line's vector placed only its own: each similar line at its own similarity."""
+    ids, sims, _floor = measured
+    return {int(i): float(s) - floor for i, s in zip(ids, sims, strict=True) if i in similar}
+
+
 async def test_without_substance_the_short_replies_come_first(
     db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
 ):
     """Without the length rule, and with each line at its own similarity (not raised to its reply's, see
     `test_a_line_is_as_near_as_the_exchange_it_opens`), the replies come first."""
     monkeypatch.setattr(transcript_recall, "substance", lambda texts: dict.fromkeys(texts, 1.0))
-    monkeypatch.setattr(transcript_recall, "_exchanges", lambda conn, ask, sid, similar: similar)
+    monkeypatch.setattr(transcript_recall, "_exchanges", _own_exchange)
     found = await _cat_lines(db_path, clock)
     assert found[:2] == ["Aww.", "Ha!"]
 
@@ -481,6 +487,52 @@ async def test_a_line_is_as_near_as_the_exchange_it_opens(db_path: Path, clock: 
     assert why[ADOPTED].startswith("similar +")
     assert why[ADOPTED] == why[PIPES]  # as near as the exchange it opens
     assert not [text for text, reason in why.items() if "chore" in text and "similar" in reason]
+
+
+KILN = "My first bowl came out of the kiln today, glazed blue"
+WHEEL = "I sat at the wheel for an hour, no bowl survived it"
+
+
+@pytest.mark.parametrize("other", [True, False])
+async def test_a_line_whose_two_exchanges_are_near_comes_before_one_whose_own_is_nearer(
+    db_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch, other: bool
+) -> None:
+    """The kiln line is a little farther from the question than the wheel line, but the exchange it opens
+    (its reply, embedded after it) is as near as it is, and the wheel's reply went elsewhere. A line counts
+    the nearer of its exchanges and `OTHER` of the other: the kiln line comes first (with the nearer
+    alone, the wheel line)."""
+    if not other:
+        monkeypatch.setattr(transcript_recall, "OTHER", 0.0)
+    import numpy as np
+
+    from mneme_core.meaning import Embeddings
+
+    query = "pottery class progress"
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(16)
+            own = t.split("\n")[-1]
+            near = {KILN: 0.6, WHEEL: 0.7, "Mio: Blue!": 0.6}.get(own.removeprefix("Leo: "))
+            if t == query:
+                v[0] = 1.0
+            elif near is not None:
+                v[0], v[15] = near, np.sqrt(1 - near**2)
+            else:  # every other line, the wheel's reply among them, on an axis of its own
+                v[1 + sum(map(ord, own)) % 14] = 1.0
+            out.append(v.tolist())
+        return out
+
+    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:both", weight=1.0))
+    try:
+        await said(m, clock, [*chores[:6], (KILN, "Blue!"), *chores[6:9], (WHEEL, "Oops."), *chores[9:]])
+        m.embed_pending()
+        found = await m.arecall(LEO, query, lines=2)
+    finally:
+        m.close()
+    assert [r.line.text for r in found.lines] == ([KILN, WHEEL] if other else [WHEEL, KILN])
 
 
 async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(

@@ -747,7 +747,21 @@ def nearest(
     lactose intolerant, found by meaning alone): the Chinese @6 of 17 rounds of 80 questions moved from
     -0.056 to +0.050, +0.011 on average, and the round written after the change was the worst
     (blind 21: 0.706 -> 0.650)."""
-    ids, sims, floor = placed.similar(conn, sid) if shelf is None else placed.similar(conn, sid, shelf)
+    measured = placed.similar(conn, sid) if shelf is None else placed.similar(conn, sid, shelf)
+    return closest(measured, k, words, z, own=own)
+
+
+def closest(
+    measured: tuple[Any, Any, float],
+    k: int,
+    words: dict[int, tuple[float, int]] | dict[int, object],
+    z: float,
+    *,
+    own: bool = False,
+) -> tuple[dict[int, float], float]:
+    """`nearest` of similarities measured already ((ids, similarities, floor), as `Placed.similar` gives
+    them), for a caller that reads more of them (`transcript.recall`)."""
+    ids, sims, floor = measured
     if not len(ids):
         return {}, floor
     if len(ids) >= 30:
