@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from conftest import raw_connection
 
-from mneme_core import InvalidValue, Mneme
+from mneme_core import InvalidValue, Mneme, periods
+from mneme_core.memory.recall import Ask
 from mneme_core.transcript import index as line_index
 from mneme_core.transcript import recall as transcript_recall
+from mneme_core.transcript.lines import Line
 
 LEO = "telegram:1"
 DM = f"dm:{LEO}"
@@ -717,3 +719,28 @@ async def test_a_long_line_of_one_sentence_that_fits_is_quoted_whole(mneme: Mnem
     quoted = [r.line.text for r in found.lines]
     assert one in quoted  # longer than its share of the room (2 x 246 / 4) but one sentence: whole
     assert sum(map(len, quoted)) <= 450
+
+
+def test_a_time_is_read_only_of_the_lines_that_could_reach_the_first_places_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line that tells a time counts `WHEN` times its score when the question asks when; telling a time is a
+    regex a line, so the lines are read best first, and no further than one that could still reach the first
+    2 x `lines` places with it (`_told`)."""
+    read: list[str] = []
+    monkeypatch.setattr(periods, "tells_when", lambda said: read.append(said) or said.startswith("last"))
+    monkeypatch.setattr(transcript_recall, "WHEN", 3.0)
+    base = {i: 1.0 / i for i in range(1, 30)}  # 1, 0.5, 0.33, 0.25 (x 3 = 0.75: second), 0.2 (x 3 < 0.75)
+    lines = {
+        i: Line(i, DM, LEO, "user", "Leo", "last week" if i in (4, 9) else f"line {i}", 0.0, True)
+        for i in base
+    }
+
+    def ask(query: str) -> Ask:
+        return Ask(space="test", subject=LEO, query=query, now=0.0, half_life_days=30.0, lines=1)
+
+    assert transcript_recall._told(ask("when did she move out?"), base, lines) == {4}
+    assert read == ["line 1", "line 2", "line 3", "last week"]
+    read.clear()
+    assert transcript_recall._told(ask("where did she move?"), base, lines) == set()
+    assert read == []

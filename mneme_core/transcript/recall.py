@@ -182,6 +182,7 @@ Each recalled line carries why it was chosen ("matched: leah, engaged", "beside 
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -447,12 +448,11 @@ def _factor(ask: Ask, at: float) -> float:
 
 
 def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> list[RecalledLine]:
-    when = periods.asks_when(ask.query)
+    base = {c.line_id: c.score + c.beside + c.hop for c in found.values()}
+    told = _told(ask, base, lines)
 
     def total(c: _Candidate) -> float:
-        said = lines.get(c.line_id)
-        told = when and said is not None and periods.tells_when(said.text)
-        return (c.score + c.beside + c.hop) * (WHEN if told else 1.0)
+        return base[c.line_id] * (WHEN if c.line_id in told else 1.0)
 
     ordered = sorted(found.values(), key=lambda c: (-total(c), -c.line_id))
     chosen: list[RecalledLine] = []
@@ -483,6 +483,31 @@ def _fill(ask: Ask, found: dict[int, _Candidate], lines: dict[int, Line]) -> lis
         chosen.append(RecalledLine(shown, total(c), why, c.matched))
         used += len(shown.text)
     return chosen
+
+
+def _told(ask: Ask, base: dict[int, float], lines: dict[int, Line]) -> set[int]:
+    """The lines that tell a time, when the query asks when (they count `WHEN` times their score), read
+    best first and only until no line left could reach the first 2 x `ask.lines` places with it (the
+    margin: lines skipped for the budget). Telling a time is a regex a line (5-70 µs), and every match's
+    context makes a hundred candidates or more: read of all of them it took `_fill`'s p95 from 4.5 to
+    7.3 ms (blind 18 and 22, e5)."""
+    if not periods.asks_when(ask.query):
+        return set()
+    places = 2 * ask.lines
+    told: set[int] = set()
+    best: list[float] = []  # the best `places` totals of the lines read, a heap: the lowest first
+    for line_id, score in sorted(base.items(), key=lambda item: -item[1]):
+        if len(best) == places and best[0] >= score * WHEN:
+            break
+        said = lines.get(line_id)
+        if said is not None and periods.tells_when(said.text):
+            told.add(line_id)
+            score *= WHEN
+        if len(best) < places:
+            heapq.heappush(best, score)
+        else:
+            heapq.heappushpop(best, score)
+    return told
 
 
 def _shown(conn: sqlite3.Connection, ask: Ask) -> set[int]:
