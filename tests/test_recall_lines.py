@@ -5,6 +5,7 @@ prompt block quotes the lines as data, one each, dated."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from mneme_core.memory.recall import Ask
 from mneme_core.transcript import index as line_index
 from mneme_core.transcript import recall as transcript_recall
 from mneme_core.transcript.lines import Line
+from mneme_core.transcript.recall import RecalledLine
 
 LEO = "telegram:1"
 DM = f"dm:{LEO}"
@@ -392,14 +394,20 @@ async def test_a_line_similar_to_a_question_under_the_persons_floor_still_counts
     assert not [text for text, reason in why.items() if "chore" in text and "similar" in reason]
 
 
-NAPS = "Niangao slept the whole afternoon on the warm windowsill, then knocked my plant off it"
-DIET = "The vet weighed Niangao: half a kilo too heavy, so smaller meals from now on, and no treats"
+CHORES = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
 
 
-async def _cat_lines(db_path: Path, clock: Any) -> list[str]:
-    """Two long lines about the cat, each with a short reply that is embedded after it (so its vector is
-    mostly the cat line's, here a little nearer the question), among lines about nothing the question asks;
-    the lines found for a question that shares no word with any of them, best first."""
+async def _found_by_meaning(
+    db_path: Path,
+    clock: Any,
+    name: str,
+    near: Callable[[str, str], float | None],
+    talk: list[tuple[str, str]],
+    lines: int,
+) -> list[RecalledLine]:
+    """The lines found for a question that shares no word with any line, by a scripted embedder: a text
+    (a line's, after the line before it) lands `near(text, its own line)` from the question, or when that is
+    None on an axis of its own, as the lines about nothing the question asks do."""
     import numpy as np
 
     from mneme_core.meaning import Embeddings
@@ -411,25 +419,38 @@ async def _cat_lines(db_path: Path, clock: Any) -> list[str]:
         for t in texts:
             v = np.zeros(16)
             own = t.split("\n")[-1]
-            if t == query:
-                v[0] = 1.0
-            elif "Niangao" in t:  # the cat's lines (0.6), the replies embedded after them (0.65)
-                v[0] = 0.6 if "Niangao" in own else 0.65
-                v[15] = np.sqrt(1 - v[0] ** 2)
+            cosine = 1.0 if t == query else near(t, own)
+            if cosine is None:
+                v[1 + sum(map(ord, own)) % 14] = 1.0
             else:
-                v[1 + sum(map(ord, own)) % 13] = 1.0
+                v[0], v[15] = cosine, np.sqrt(1 - cosine**2)
             out.append(v.tolist())
         return out
 
-    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
-    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:short", weight=1.0))
+    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name=f"scripted:{name}", weight=1.0))
     try:
-        await said(m, clock, [*chores[:6], (NAPS, "Ha!"), *chores[6:], (DIET, "Aww.")])
-        m.embed_pending()
-        found = await m.arecall(LEO, query, lines=4)
+        await said(m, clock, talk)
+        m.embed_pending()  # what the background writer has not done yet (a server's writes take longer)
+        found = await m.arecall(LEO, query, lines=lines)
     finally:
         m.close()
-    return [r.line.text for r in found.lines]
+    return list(found.lines)
+
+
+NAPS = "Niangao slept the whole afternoon on the warm windowsill, then knocked my plant off it"
+DIET = "The vet weighed Niangao: half a kilo too heavy, so smaller meals from now on, and no treats"
+
+
+async def _cat_lines(db_path: Path, clock: Any) -> list[str]:
+    """Two long lines about the cat, each with a short reply that is embedded after it (so its vector is
+    mostly the cat line's, here a little nearer the question), among lines about nothing the question asks;
+    the lines found, best first."""
+
+    def near(text: str, own: str) -> float | None:  # the cat's lines 0.6, the replies made after them 0.65
+        return (0.6 if "Niangao" in own else 0.65) if "Niangao" in text else None
+
+    talk = [*CHORES[:6], (NAPS, "Ha!"), *CHORES[6:], (DIET, "Aww.")]
+    return [r.line.text for r in await _found_by_meaning(db_path, clock, "short", near, talk, 4)]
 
 
 async def test_a_short_reply_does_not_outrank_the_line_its_similarity_comes_from(db_path: Path, clock: Any):
@@ -477,33 +498,13 @@ async def test_a_line_is_as_near_as_the_exchange_it_opens(db_path: Path, clock: 
     exchange it opens is placed by the next line's vector, made after it. Here the news of a second cat
     lands far from the question on its own, and its reply, embedded after it, lands on it: the news is found
     among the similar lines, as near as its reply (`_exchanges`), not only as the reply's context."""
-    import numpy as np
 
-    from mneme_core.meaning import Embeddings
+    def near(text: str, own: str) -> float | None:  # the reply, made after the news; the news on its own axis
+        return 1.0 if "Tangyuan" in text and "Tangyuan" not in own else None
 
-    query = "kitten radiator"
-
-    def fn(texts: list[str]) -> list[list[float]]:
-        out = []
-        for t in texts:
-            v = np.zeros(16)
-            own = t.split("\n")[-1]
-            if t == query or ("Tangyuan" in t and "Tangyuan" not in own):  # the reply, made after the news
-                v[0] = 1.0
-            else:  # every other line, the news among them, on an axis of its own
-                v[1 + sum(map(ord, own)) % 15] = 1.0
-            out.append(v.tolist())
-        return out
-
-    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
-    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:opens", weight=1.0))
-    try:
-        await said(m, clock, [*chores[:6], (ADOPTED, PIPES), *chores[6:]])
-        m.embed_pending()
-        found = await m.arecall(LEO, query, lines=4)
-    finally:
-        m.close()
-    why = {r.line.text: r.why for r in found.lines}
+    talk = [*CHORES[:6], (ADOPTED, PIPES), *CHORES[6:]]
+    found = await _found_by_meaning(db_path, clock, "opens", near, talk, 4)
+    why = {r.line.text: r.why for r in found}
     assert why[ADOPTED].startswith("similar +")
     assert why[ADOPTED] == why[PIPES]  # as near as the exchange it opens
     assert not [text for text, reason in why.items() if "chore" in text and "similar" in reason]
@@ -523,36 +524,13 @@ async def test_a_line_whose_two_exchanges_are_near_comes_before_one_whose_own_is
     alone, the wheel line)."""
     if not other:
         monkeypatch.setattr(transcript_recall, "OTHER", 0.0)
-    import numpy as np
 
-    from mneme_core.meaning import Embeddings
+    def near(_text: str, own: str) -> float | None:  # the wheel's reply on an axis of its own
+        return {KILN: 0.6, WHEEL: 0.7, "Mio: Blue!": 0.6}.get(own.removeprefix("Leo: "))
 
-    query = "pottery class progress"
-
-    def fn(texts: list[str]) -> list[list[float]]:
-        out = []
-        for t in texts:
-            v = np.zeros(16)
-            own = t.split("\n")[-1]
-            near = {KILN: 0.6, WHEEL: 0.7, "Mio: Blue!": 0.6}.get(own.removeprefix("Leo: "))
-            if t == query:
-                v[0] = 1.0
-            elif near is not None:
-                v[0], v[15] = near, np.sqrt(1 - near**2)
-            else:  # every other line, the wheel's reply among them, on an axis of its own
-                v[1 + sum(map(ord, own)) % 14] = 1.0
-            out.append(v.tolist())
-        return out
-
-    chores = [(f"the chore number {i} is done", f"noted {i}") for i in range(12)]
-    m = Mneme(db_path, space="test", clock=clock, embed=Embeddings(fn, name="scripted:both", weight=1.0))
-    try:
-        await said(m, clock, [*chores[:6], (KILN, "Blue!"), *chores[6:9], (WHEEL, "Oops."), *chores[9:]])
-        m.embed_pending()
-        found = await m.arecall(LEO, query, lines=2)
-    finally:
-        m.close()
-    assert [r.line.text for r in found.lines] == ([KILN, WHEEL] if other else [WHEEL, KILN])
+    talk = [*CHORES[:6], (KILN, "Blue!"), *CHORES[6:9], (WHEEL, "Oops."), *CHORES[9:]]
+    found = await _found_by_meaning(db_path, clock, "both", near, talk, 2)
+    assert [r.line.text for r in found] == ([KILN, WHEEL] if other else [WHEEL, KILN])
 
 
 async def test_a_lines_vector_is_made_of_it_and_the_same_persons_line_before_it(
