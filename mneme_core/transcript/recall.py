@@ -361,11 +361,10 @@ def _exchanges(
     for line_id in {*similar, *opens}:
         own = above(line_id)
         opened = above(opens[line_id]) if line_id in opens else None
-        both = [near for near in (own, opened) if near is not None]
-        if both:
-            near = max(both) + OTHER * min(both) if len(both) == 2 else both[0]
-            if near > 0:
-                found[line_id] = near
+        both = [side for side in (own, opened) if side is not None]
+        near = max(both) + OTHER * min(both) if len(both) == 2 else sum(both)
+        if near > 0:
+            found[line_id] = near
     return found
 
 
