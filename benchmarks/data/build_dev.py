@@ -266,6 +266,16 @@ FTS5 0.428, the reference 0.409; with e5 0.657 -> 0.678 with the change (@6 0.59
 adversarial questions: words 0.796, FTS5 0.481, the reference 0.500, e5 0.889 -> 0.907 with the change
 (@6 0.852 -> 0.889).
 
+`blind27_*.txt`, built into `blind27.json`, were written the same way on the same day, after the whole
+of that stop's changes to lines (both exchanges, every match's context, `ANSWER` 1.2 and `WHEN` 3 in
+`mneme_core.transcript.recall`), asked for LoCoMo's style (friends catching up every week or two), and
+committed after one measurement: two conversations over 2023 (a science teacher and beekeeper in Madison
+and a long-haul driver in Memphis who paints watercolours; a ferry deckhand in Oban who restores a rowing
+boat and a bike-shop owner in Leeds who learns to cook), 474 and 476 turns of 95 and 100 characters at the
+median, 100 questions each. Evidence @10: words 0.648 -> 0.656 with the changes (@6 0.580 -> 0.597), FTS5
+0.432, the reference 0.416; with e5 0.696 -> 0.706 (@6 0.628 -> 0.647). Their 56 adversarial questions:
+words 0.875 -> 0.893, FTS5 0.589, the reference 0.554, e5 0.911 both (@6 0.821 -> 0.875).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -423,6 +433,7 @@ def main() -> int:
     build("blind24", "blind24.json")
     build("blind25", "blind25.json")
     build("blind26", "blind26.json")
+    build("blind27", "blind27.json")
     return 0
 
 
