@@ -461,7 +461,7 @@ async def test_a_short_reply_does_not_outrank_the_line_its_similarity_comes_from
     assert found[:2] == [DIET, NAPS]
 
 
-def _own_exchange(conn: Any, ask: Any, sid: int, similar: list[int], measured: Any, floor: float):
+def _own_exchange(similar: list[int], _context: Any, measured: Any, floor: float) -> dict[int, float]:
     """`_exchanges` as if a line's vector placed only its own: each similar line at its own similarity."""
     ids, sims, _floor = measured
     return {int(i): float(s) - floor for i, s in zip(ids, sims, strict=True) if i in similar}

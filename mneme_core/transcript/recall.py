@@ -232,6 +232,11 @@ OTHER = 0.5  # what the farther of a line's two exchanges adds to the nearer (`_
 FULL = 2.0  # a line this many times the median length of the lines weighed counts whole (`substance`)
 
 
+# Line id -> the ids of the person's lines just before it (nearest first) and just after it, None where there
+# is none (`_neighbours`).
+Neighbours = dict[int, tuple[tuple[int | None, ...], tuple[int | None, ...]]]
+
+
 @dataclass(frozen=True)
 class RecalledLine:
     """A line chosen from the transcript, its score, and why ("matched: leah", "beside a match"). Its text
@@ -300,10 +305,12 @@ def choose(
         found[line_id] = _Candidate(line_id, score, evidence, tuple(terms_of[i] for i in hit))
     lent = _followed(conn, reading, sid, live, found, query_terms, shown) if hops.wanted(ask) else {}
     similar: dict[int, float] = {}
+    context: Neighbours = {}
     if placed is not None and placed.weight is not None:  # a model that states its weight: rank fusion
         measured = placed.similar(conn, sid, LINE_VECTORS)
         similar, floor = closest(measured, k, found, TRUSTED_Z, own=True)
-        similar = _exchanges(conn, ask, sid, list(similar), measured, floor)
+        context = _neighbours(conn, ask, sid, list(similar))  # read once: the context below reads it too
+        similar = _exchanges(list(similar), context, measured, floor)
         similar = {i: sim for i, sim in similar.items() if i not in shown}
     lines = _read(conn, list(found | dict.fromkeys(similar)))
     if similar:
@@ -313,8 +320,14 @@ def choose(
     matches = sorted(found.values(), key=lambda c: (-c.score, -c.line_id))  # each lends its context
     for line_id, share in lent.items():  # a share of the best score, on the scale fusion left
         found.setdefault(line_id, _Candidate(line_id, 0.0, 0.0, ())).hop = share * matches[0].score
-    context = _neighbours(conn, ask, sid, [match.line_id for match in matches])
-    nearby = {n for b, a in context.values() for n in (*b, *a[:CONTEXT]) if n is not None and n not in lines}
+    unread = [match.line_id for match in matches if match.line_id not in context]
+    context |= _neighbours(conn, ask, sid, unread) if unread else {}
+    nearby = {
+        n
+        for b, a in (context[match.line_id] for match in matches if match.line_id in context)
+        for n in (*b, *a[:CONTEXT])
+        if n is not None and n not in lines
+    }
     lines |= _read(conn, list(nearby))  # whether the line after a match asks something (`_followed_up`)
     said = substance({line_id: line.text for line_id, line in lines.items()})
     for match in matches:
@@ -336,10 +349,8 @@ def choose(
 
 
 def _exchanges(
-    conn: sqlite3.Connection,
-    ask: Ask,
-    sid: int,
     similar: list[int],
+    context: Neighbours,
     measured: tuple[Any, Any, float],
     floor: float,
 ) -> dict[int, float]:
@@ -347,8 +358,8 @@ def _exchanges(
     of the other. The exchange a line answers is placed by its own vector (made after the line before it),
     the one it opens by the next line's (made after it, see `meaning.vectors.line_texts_of`). Read for the
     `similar` lines (the nearest, and the word matches above the floor) and the lines just before them,
-    kept when their exchanges are above the floor (see the module docstring). `measured`: every line's
-    similarity, as `Placed.similar` gives them."""
+    kept when their exchanges are above the floor (see the module docstring). `context`: the lines beside
+    each similar line (`_neighbours`); `measured`: every line's similarity, as `Placed.similar` gives them."""
     ids, sims, _floor = measured
 
     def above(line_id: int) -> float | None:
@@ -356,7 +367,7 @@ def _exchanges(
         return float(sims[at]) - floor if at < len(ids) and ids[at] == line_id else None
 
     opens: dict[int, int] = {}  # a line -> the person's line after it, in its conversation
-    for line_id, (before, after) in _neighbours(conn, ask, sid, similar).items():
+    for line_id, (before, after) in context.items():
         if after[0] is not None:
             opens[line_id] = after[0]
         if before[0] is not None:
@@ -547,9 +558,7 @@ def _context(where: str) -> str:
     return f"select x.id, {', '.join(near)} from lines x where x.id in (select value from json_each(:ids))"
 
 
-def _neighbours(
-    conn: sqlite3.Connection, ask: Ask, sid: int, line_ids: list[int]
-) -> dict[int, tuple[tuple[int | None, ...], tuple[int | None, ...]]]:
+def _neighbours(conn: sqlite3.Connection, ask: Ask, sid: int, line_ids: list[int]) -> Neighbours:
     """The person's lines just before and just after each of these, in its conversation (one statement):
     line id -> (the ids before, nearest first; the ids after), None where the conversation has none."""
     where, narrow = ask.narrowed_lines("l.")  # the caller's times hold for the context too
