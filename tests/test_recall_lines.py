@@ -66,6 +66,9 @@ async def test_the_lines_beside_a_strong_match_come_as_its_context(mneme: Mneme,
     assert by_id[ids[1]].score < found.lines[0].score
 
 
+LEAH = [("my sister Leah got engaged!", "Leah! Wonderful news")]
+
+
 async def test_every_match_lends_its_context_however_few_lines_are_asked_for(mneme: Mneme, clock: Any):
     """The reply "Leah! Wonderful news" matches the question by one word, weaker than the news it answers;
     the context it lends the news counts whether one line is asked for or six (it did only when the reply
@@ -79,9 +82,6 @@ async def test_every_match_lends_its_context_however_few_lines_are_asked_for(mne
     assert one.lines[0].score == pytest.approx(six.lines[0].score)
     assert six.lines[1].line.id == ids[3]  # the reply, a match itself
     assert six.lines[0].score > six.lines[1].score
-
-
-LEAH = [("my sister Leah got engaged!", "Leah! Wonderful news")]
 
 
 CONTEXT_BOTH_SIDES = [
