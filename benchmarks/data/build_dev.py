@@ -434,6 +434,7 @@ def main() -> int:
     build("blind25", "blind25.json")
     build("blind26", "blind26.json")
     build("blind27", "blind27.json")
+    build("blind28", "blind28.json")
     return 0
 
 
