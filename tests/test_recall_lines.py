@@ -103,7 +103,7 @@ async def test_a_matchs_neighbour_counts_as_its_context_by_how_much_it_says(
         monkeypatch.setattr(transcript_recall, "substance", lambda texts: dict.fromkeys(texts, 1.0))
     ids = await said(mneme, clock, CONTEXT_BOTH_SIDES)
 
-    found = mneme.recall(LEO, "who is Leah engaged to?", lines=3)
+    found = mneme.recall(LEO, "who is Leah engaged to?", lines=4)
 
     score = {r.line.id: r.score for r in found.lines}
     assert found.lines[0].line.id == ids[2]
@@ -178,7 +178,30 @@ async def test_a_long_turn_ending_with_a_question_lends_the_line_after_it_nothin
 
     found = mneme.recall(LEO, "how did I break my wrist?", lines=3)
 
-    assert ids[2] not in [r.line.id for r in found.lines]
+    # The line after it is the match's context, two lines away, and no more: it comes after the long turn
+    # beside the match (the answer to a short question comes before, above).
+    assert [r.line.id for r in found.lines] == [ids[0], ids[1], ids[2]]
+    assert found.lines[2].why == "beside a match"
+
+
+SWARM = [
+    ("you will not believe it, Agatha swarmed yesterday!", "All the bees left at once, like a horror film"),
+    ("they poured out in a buzzing cloud and landed in the neighbour's apple tree", "What a sight."),
+    ("the weather is awful today", "Stay dry."),
+]
+
+
+async def test_the_second_line_after_a_match_comes_as_its_context(mneme: Mneme, clock: Any) -> None:
+    """The companion's reply to the news is no question, and the news's next line is where the swarm went:
+    two lines each side of a match are its context, and no more."""
+    ids = await said(mneme, clock, SWARM)
+
+    found = mneme.recall(LEO, "where did Agatha's swarm end up?", lines=6)
+
+    why = {r.line.id: r.why for r in found.lines}
+    assert found.lines[0].line.id == ids[0]
+    assert why[ids[2]] == "beside a match"  # shares no word with the question
+    assert ids[3] not in why  # three lines away
 
 
 def test_a_line_asks_when_it_ends_with_a_question() -> None:
@@ -190,14 +213,18 @@ def test_a_line_asks_when_it_ends_with_a_question() -> None:
 
 
 async def test_a_question_asking_when_prefers_the_line_that_tells_a_time(mneme: Mneme, clock: Any) -> None:
-    talk = [("we moved into the flat on Saturday", "Exciting!"), ("moving into the flat was hard", "Rest.")]
+    talk = [
+        ("we moved into the flat on Saturday", "Exciting!"),
+        ("the weather is awful today", "Stay dry."),  # the two alike are not each other's context
+        ("moving into the flat was hard", "Rest."),
+    ]
     ids = await said(mneme, clock, talk)
 
     when = mneme.recall(LEO, "when did I move into the flat?", lines=2)
     what = mneme.recall(LEO, "how did I find moving into the flat?", lines=2)
 
     assert when.lines[0].line.id == ids[0]  # of two lines alike, the one that tells the day
-    assert what.lines[0].line.id == ids[2]  # not asked when: the newer of two alike comes first
+    assert what.lines[0].line.id == ids[4]  # not asked when: the newer of two alike comes first
 
 
 async def test_lines_keep_to_their_own_budget_and_never_take_a_notes_place(mneme: Mneme, clock: Any) -> None:
