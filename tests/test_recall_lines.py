@@ -178,10 +178,15 @@ async def test_a_long_turn_ending_with_a_question_lends_the_line_after_it_nothin
 
     found = mneme.recall(LEO, "how did I break my wrist?", lines=3)
 
-    # The line after it is the match's context, two lines away, and no more: it comes after the long turn
-    # beside the match (the answer to a short question comes before, above).
-    assert [r.line.id for r in found.lines] == [ids[0], ids[1], ids[2]]
-    assert found.lines[2].why == "beside a match"
+    # The line after it is the match's context, two lines away, and no more: none of the answer's share.
+    score = {r.line.id: r.score for r in found.lines}
+    assert found.lines[0].line.id == ids[0]
+    assert (
+        0
+        < score[ids[2]]
+        <= transcript_recall.BESIDE * score[ids[0]]
+        < transcript_recall.FOLLOWED * score[ids[0]]
+    )
 
 
 SWARM = [
@@ -202,6 +207,29 @@ async def test_the_second_line_after_a_match_comes_as_its_context(mneme: Mneme, 
     assert found.lines[0].line.id == ids[0]
     assert why[ids[2]] == "beside a match"  # shares no word with the question
     assert ids[3] not in why  # three lines away
+
+
+@pytest.mark.parametrize("question", [transcript_recall.QUESTION, 1.0])
+async def test_a_line_that_asks_comes_after_one_that_tells(
+    mneme: Mneme, clock: Any, monkeypatch: pytest.MonkeyPatch, question: float
+) -> None:
+    """A question's words are the topic's, and it seldom holds what is recalled for: it counts `QUESTION`
+    of its score, so the line that tells comes first (scored alike, the question, newer and shorter,
+    came first)."""
+    monkeypatch.setattr(transcript_recall, "QUESTION", question)
+    ids = await said(
+        mneme,
+        clock,
+        [
+            ("my pottery class starts soon, in the old mill", "Lovely."),
+            ("I made a cake", "Is the pottery class fun?"),
+        ],
+    )
+
+    found = mneme.recall(LEO, "what about my pottery class?", lines=2)
+
+    order = [r.line.id for r in found.lines]
+    assert order == ([ids[0], ids[3]] if question < 1 else [ids[3], ids[0]])
 
 
 def test_a_line_asks_when_it_ends_with_a_question() -> None:
