@@ -435,6 +435,7 @@ def main() -> int:
     build("blind26", "blind26.json")
     build("blind27", "blind27.json")
     build("blind28", "blind28.json")
+    build("blind29", "blind29.json")
     return 0
 
 
