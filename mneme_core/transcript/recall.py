@@ -123,7 +123,11 @@ things are the transcript's own:
   Blind 28, measured once before and after: e5 0.711 / 0.783 -> 0.717 / 0.797 (adversarial 0.867 / 0.911
   -> 0.889 / 0.911), words 0.644 / 0.698 -> 0.650 / 0.713 (adversarial 0.733 / 0.822 -> 0.778 / 0.844).
   Chinese gained: fresh's Chinese conversation words 0.677 / 0.727 -> 0.677 / 0.750, e5 0.705 / 0.776 ->
-  0.707 / 0.780.
+  0.707 / 0.780. Blind 29 was written after both changes, asked for LoCoMo's habit of turns that tell
+  something and ask back, so that half its turns ask and a tenth of its evidence turns do; measured once
+  before both (two lines each side and `QUESTION`) and after: e5 0.657 / 0.738 -> 0.688 / 0.764
+  (adversarial 0.792 / 0.906 -> 0.830 / 0.906), words 0.550 / 0.619 -> 0.598 / 0.697 (adversarial 0.642
+  / 0.717 -> 0.736 / 0.849).
 
 - When. A question that asks when ("When did she move out?", "什么时候来的？", `periods.asks_when`) is
   answered by a line that tells a time ("Left last week.", "上周来的", `periods.tells_when`), which then
