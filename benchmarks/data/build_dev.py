@@ -276,6 +276,31 @@ median, 100 questions each. Evidence @10: words 0.648 -> 0.656 with the changes 
 0.432, the reference 0.416; with e5 0.696 -> 0.706 (@6 0.628 -> 0.647). Their 56 adversarial questions:
 words 0.875 -> 0.893, FTS5 0.589, the reference 0.554, e5 0.911 both (@6 0.821 -> 0.875).
 
+`blind28_*.txt`, built into `blind28.json`, were written the same way on 2026-12-05, asked for LoCoMo's
+style with topics that recur on purpose (several swims, gigs, boat jobs, memoir chapters), so that a
+question must pick the right one by its detail or its time, and committed before any engine ran on them:
+two conversations of a year (a veterinary nurse in Bristol who swims in open water and fosters greyhounds,
+and a baker in Gdańsk who restores a sailing boat and learns the cello; a semi-retired court interpreter in
+Tucson writing a family memoir, and a junior doctor in Accra who plays in a highlife band and trains for a
+marathon), 483 turns each, of 75 and 68 characters at the median, 100 questions each. They were measured
+once before and after each of that session's two changes to lines (two lines each side of a match as its
+context, then a line that asks counting `QUESTION` of its score, in `mneme_core.transcript.recall`).
+Evidence @10: words 0.701 -> 0.698 -> 0.713 (@6 0.626 -> 0.644 -> 0.650), FTS5 0.458, the reference
+0.471; with e5 0.780 -> 0.783 -> 0.797 (@6 0.708 -> 0.711 -> 0.717). Their 45 adversarial questions: words
+0.800 -> 0.822 -> 0.844, e5 0.889 -> 0.911 -> 0.911.
+
+`blind29_*.txt`, built into `blind29.json`, were written the same way on the same day, after both those
+changes, asked for LoCoMo's habit of turns that tell something and ask back in one ("We adopted a beagle
+last week! How's the new job?"), so that half their turns ask and a tenth of their evidence turns do
+(blind 28: a third and a fiftieth), and committed after one measurement: two conversations of a year (a
+hospital pharmacist in Marseille who sings in a choir and plans her wedding, and a history teacher in
+Cardiff who coaches girls' rugby and restores a camper van; a retired postwoman in Dunedin who keeps an
+allotment and learns te reo Māori, and a software tester in Montevideo who saves to open a café), 470
+and 473 turns of 86 and 89 characters at the median, 100 questions each. Evidence @10, before both
+changes and after: words 0.619 -> 0.697 (@6 0.550 -> 0.598), FTS5 0.476, the reference 0.428; with e5
+0.738 -> 0.764 (@6 0.657 -> 0.688). Their 53 adversarial questions: words 0.717 -> 0.849, e5 0.906 both
+(@6 0.792 -> 0.830).
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
