@@ -232,6 +232,15 @@ async def test_a_line_that_asks_comes_after_one_that_tells(
     assert order == ([ids[0], ids[3]] if question < 1 else [ids[3], ids[0]])
 
 
+def test_a_match_without_neighbours_read_has_no_answer_to_follow() -> None:
+    """A line forgotten between its match and the read of its neighbours has none: nothing follows it."""
+    said = {2: Line(2, DM, None, "assistant", "Mio", "Oh no! How?", 0.0, True, 1)}
+
+    assert transcript_recall._followed_up((), said) is None
+    assert transcript_recall._followed_up((2, None), said) is None
+    assert transcript_recall._followed_up((2, 3), said) == 3
+
+
 def test_a_line_asks_when_it_ends_with_a_question() -> None:
     assert transcript_recall.asking("Did you give her a present?")
     assert transcript_recall.asking("手术费贵吗")

@@ -443,6 +443,8 @@ def _room(said: str, left: int, to_come: int) -> int:
 def _followed_up(after: tuple[int | None, ...], lines: dict[int, Line]) -> int | None:
     """The line answering a short question asked right after a match, if one was: "I broke my wrist." /
     "Oh no, how?" / "Fell off the wall at the gym." (`after`: the person's lines after the match)."""
+    if len(after) < 2:  # a line gone since it matched has no neighbours read
+        return None
     question, answer = after[:2]
     said = lines.get(question) if question is not None else None
     if said is None or answer is None or len(said.text) > SHORT or not asking(said.text):
