@@ -461,6 +461,7 @@ def main() -> int:
     build("blind27", "blind27.json")
     build("blind28", "blind28.json")
     build("blind29", "blind29.json")
+    build("blind30", "blind30.json")
     return 0
 
 
