@@ -301,6 +301,16 @@ changes and after: words 0.619 -> 0.697 (@6 0.550 -> 0.598), FTS5 0.476, the ref
 0.738 -> 0.764 (@6 0.657 -> 0.688). Their 53 adversarial questions: words 0.717 -> 0.849, e5 0.906 both
 (@6 0.792 -> 0.830).
 
+`blind30_*.txt`, built into `blind30.json`, were written the same way on the same day, after that
+session's changes, in LoCoMo's style with no request but topics that recur, and committed after one
+measurement of the code of the moment (nothing was changed after it): two conversations of a year (a
+structural engineer in Nairobi who runs a coding club for girls and trains a rescue dog, and a ferry
+mechanic in Bergen who carves wood and plans a cycling trip along the Danube; a teacher in Valparaíso who
+renovates a hillside house and learns to surf, and a quiz host and nurse in Galway who cares for his
+grandfather and writes a crime novel), 467 and 471 turns of 70 and 68 characters at the median, 100
+questions each. Evidence @10: words 0.679 (@6 0.594), FTS5 0.416, the reference 0.472, e5 0.749 (@6
+0.688). Their 44 adversarial questions: words 0.818, the reference 0.523, e5 0.886.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
