@@ -472,6 +472,7 @@ def main() -> int:
     build("blind28", "blind28.json")
     build("blind29", "blind29.json")
     build("blind30", "blind30.json")
+    build_dialogues("blind31_dialogue_*.txt", "blind31_dialogues.json")
     return 0
 
 
