@@ -141,6 +141,58 @@ def test_the_transcripts_lines_take_the_querys_own_floor_and_notes_the_models(ow
         assert nearest(None, _Placed(), 1, 24, {}, TRUSTED_Z) == ({}, FLOOR)
 
 
+def test_a_dialogues_similar_notes_are_its_nearest_above_its_mean_similarity():
+    """A dialogue so far's similar notes are the k nearest, whatever the model's floor, held to the mean of
+    the query's similarity to the person's notes (see `most_similar`)."""
+    from mneme_core.memory.recall import most_similar
+
+    measured = _Placed().similar(None, 1)
+    found, floor = most_similar(measured, 3)
+    assert floor == pytest.approx(CROWD.mean())  # about 0.053, under the model's 0.5
+    assert found == {36: pytest.approx(0.4), 35: pytest.approx(0.0875), 34: pytest.approx(0.085)}
+    found, _ = most_similar(measured, 30)
+    assert sorted(found) == [*range(22, 37)]  # 0.055 and up: the rest are under the mean
+    few = (np.arange(5), np.array([0.1, 0.6, 0.3, 0.2, 0.7]), FLOOR)  # too few to measure: the model's floor
+    assert most_similar(few, 24) == ({1: pytest.approx(0.6), 4: pytest.approx(0.7)}, FLOOR)
+
+
+CHAT = ["it is freezing at home today", "kitten radiator"]  # a dialogue so far, embedded as the query
+
+
+async def test_a_dialogue_so_far_finds_a_note_under_the_floor_a_question_does_not(db_path, clock):
+    """BREAD is under a question's floor (the query's mean similarity to the person's 33 notes and a
+    standard deviation, 0.465): a question leaves it out, a dialogue so far has it among its nearest notes,
+    above the mean (0.37), where the fillers (0.35) are not."""
+    # 31 notes a little similar to everything (an axis each): they lift the question's own floor to 0.465
+    fillers = [f"filler {i} xq{i}" for i in range(31)]
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        at = {NIANGAO: (0.9, 1), BREAD: (0.45, 2)} | {f: (0.35, 3 + i) for i, f in enumerate(fillers)}
+        out = []
+        for t in texts:
+            v = np.zeros(3 + len(fillers))
+            if t in (QUERY, "\n".join(CHAT)):
+                v[0] = 1.0
+            else:
+                sim, axis = at[t]
+                v[0], v[axis] = sim, math.sqrt(1 - sim * sim)
+            out.append(v.tolist())
+        return out
+
+    embedder = Embeddings(fn, name="scripted:chat", floor=FLOOR, weight=1.0)
+    m = Mneme(db_path, space="test", clock=clock, embed=embedder)
+    try:
+        for text in [NIANGAO, BREAD, *fillers]:
+            m.remember(S, text)
+        m.embed_pending()
+        asked = await m.arecall(S, QUERY, recent=0, important=0)
+        chat = await m.arecall(S, "\n".join(CHAT), recent=0, important=0)
+    finally:
+        m.close()
+    assert texts(asked) == [NIANGAO]
+    assert texts(chat) == [NIANGAO, BREAD]  # the fillers are under the mean
+
+
 async def test_an_unmeasured_model_gets_the_cautious_rule(db_path, clock):
     notes = {RADIATOR: 0.0, NIANGAO: 0.6, BREAD: 0.2}
     m = companion(db_path, clock, notes, "scripted:unmeasured", None)

@@ -311,6 +311,15 @@ grandfather and writes a crime novel), 467 and 471 turns of 70 and 68 characters
 questions each. Evidence @10: words 0.679 (@6 0.594), FTS5 0.416, the reference 0.472, e5 0.749 (@6
 0.688). Their 44 adversarial questions: words 0.818, the reference 0.523, e5 0.886.
 
+`blind31_dialogue_*.txt`, built into `blind31_dialogues.json`, were written the same way on the same day
+in the dialogue layout, in Chinese, asked for dialogues that reach their memory sideways, and committed
+before any engine ran on them: friends (a physiotherapist in 成都 who climbs, and a long-distance bus
+driver from 西安 who learns the erhu) and cousins (a game artist in 深圳 preparing her wedding, and a
+physics teacher in 长沙 who runs marathons), 170 memories and 40 dialogues a file. Measured once before
+and after a dialogue so far's similar notes became its nearest above its mean similarity
+(`mneme_core.memory.recall.most_similar`), @6 / @10: words 0.637 / 0.731, the reference 0.556 / 0.569,
+e5 0.625 / 0.731 -> 0.675 / 0.775.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
