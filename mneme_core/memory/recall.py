@@ -48,7 +48,8 @@ depends on whether the model's weight was measured and stated (`Embeddings(weigh
   So the query's most similar note counts `weight` times the best word match, whatever range this model's
   similarities live in, and a note similar enough is chosen with no word in common. The floor is the
   higher of the person's floor (see `calibrate`) and `TRUSTED_Z` standard deviations above the mean of the
-  query's similarity to all the person's notes (for the transcript's lines, that alone: see `nearest`).
+  query's similarity to all the person's notes (for the transcript's lines, that alone: see `nearest`; a
+  dialogue so far's similar notes are its `k` nearest above that mean, see `most_similar`).
   Ranks rather than similarities: on the retrieval benchmark's dev set, adding a share of the similarity to
   the word evidence found less at 10 notes (0.715) than the similarity alone (0.741); fusing the ranks
   found 0.768;
