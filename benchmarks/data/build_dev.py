@@ -482,6 +482,7 @@ def main() -> int:
     build("blind29", "blind29.json")
     build("blind30", "blind30.json")
     build_dialogues("blind31_dialogue_*.txt", "blind31_dialogues.json")
+    build_dialogues("blind32_dialogue_*.txt", "blind32_dialogues.json")
     return 0
 
 
