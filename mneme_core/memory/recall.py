@@ -777,6 +777,7 @@ def most_similar(measured: tuple[Any, Any, float], k: int) -> tuple[dict[int, fl
     | blind, 2 and 4-9 (640 / 360 q) | 0.627 -> 0.646 | 0.546 -> 0.559 |
     | 21 (80 q, written after the floor's change) | 0.706 -> 0.650 | |
     | 31 (80 q, written before this change, measured once) | 0.625 -> 0.675 | |
+    | 32 (80 q, written after it, measured once) | 0.631 -> 0.700 | |
 
     Twelve of the sixteen Chinese rounds of 10-17 and the older ones gained, one was level and three lost
     (blind 4 -0.029, blind 7 -0.043, blind 16 -0.013); so did blind 21, which the query's own floor had
