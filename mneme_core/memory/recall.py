@@ -787,13 +787,7 @@ def most_similar(measured: tuple[Any, Any, float], k: int) -> tuple[dict[int, fl
     0.634). They are held to the query's mean similarity (once there are `MEASURED` notes; the model's floor
     before), so a person of few notes is not all similar to a chat. Words alone are untouched, and so is a
     question: one line says what it asks."""
-    ids, sims, floor = measured
-    if not len(ids):
-        return {}, floor
-    if len(ids) >= MEASURED:
-        floor = float(sims.mean())
-    top = sims.argpartition(len(ids) - k)[len(ids) - k :] if len(ids) > k else range(len(ids))
-    return {int(ids[i]): float(sims[i]) for i in top if sims[i] > floor}, floor
+    return closest(measured, k, {}, 0.0, own=True)  # the query's own floor at its mean, no word matches
 
 
 def closest(
