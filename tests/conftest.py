@@ -65,6 +65,7 @@ BOTH_BACKENDS = {
     "test_notes.py",
     "test_recall.py",
     "test_recall_fusion.py",
+    "test_caution.py",
     "test_mood.py",
     "test_relations.py",
     "test_mood_relations_facade.py",

@@ -11,7 +11,8 @@ from mneme_core import Mneme, text
 from mneme_core.memory import common, query, recall
 
 S = "telegram:7"
-SHELLFISH = "I am allergic to shellfish, prawns make my throat swell"
+# Not a caution (an allergy would count more in any dialogue, see `memory.caution`): these tests weigh lines.
+SHELLFISH = "I love shellfish, prawns on the grill most of all"
 BROTHER = "My brother Ben flies planes for a budget airline"
 NOTES = [SHELLFISH, BROTHER, "I teach maths in Bristol", "I play the cello in an orchestra"]
 # Two rare words of the shellfish note in the oldest line, one of the brother's in the last, five lines on.

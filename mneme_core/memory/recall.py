@@ -33,7 +33,10 @@ terms. A very common term contributes the postings of its newest notes only (the
 a query is bounded however long the history grows, and the rare terms, which carry the evidence, are always
 read in full.
 
-A query of several lines (a dialogue so far, `Ask.turns`) weighs its latest lines most (`query`). A question
+A query of several lines (a dialogue so far, `Ask.turns`) weighs its latest lines most (`query`), and a note
+that states a caution (an allergy, an illness, what the person cannot do or fears) counts `caution.CAUTION`
+times as much there, as importance does: a chat seldom names what its next reply must not get wrong
+(`caution`). A question
 (one line) whose evidence is spread gets a follow-up query from its strongest matches' own rare words, which
 lends what it finds at most `hops.SHARE` of the best score (`hops`).
 
@@ -99,7 +102,7 @@ from .. import emoji_words, text
 from ..periods import Period
 from ..store.postgres.dialect import Dialects
 from ..store.schema import AWAKE, FADING, LIVE
-from . import archive, broader, common, forms, hops, index, kin, kinds, links, overview, query
+from . import archive, broader, caution, common, forms, hops, index, kin, kinds, links, overview, query
 from .lifecycle import Lifecycle, accessibility_at
 from .note import COLUMNS, Note, note_of
 from .notes import Within
@@ -617,6 +620,7 @@ def _matches(
     if not ids:
         return [], listed
     rows = listed.matched
+    cautions = caution.among(conn, ids_json(list(rows))) if ask.turns and rows else frozenset()
     terms_of = [term for _id, term, _df, _take in shares]
     rarest = sorted(range(len(shares)), key=lambda i: shares[i][2])  # a match's terms are named rarest first
     # The cautious rule puts meaning on the scale of words, whatever the query's length: a share of the best
@@ -641,6 +645,8 @@ def _matches(
             else accessibility_at(fresh_at, row[_STABILITY], ask.now, ask.half_life_days)
         )
         factor = (FADED + (1 - FADED) * fresh) * weight * ask.in_period(happened_at)
+        if note_id in cautions:
+            factor *= caution.CAUTION
         extra, via = lent.get(note_id, (0.0, None))
         total = evidence + lift + extra
         if ask.lifecycle is not None and archive.quiet(row[_ARCHIVED_AT], total, best_words):
