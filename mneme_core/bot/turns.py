@@ -9,10 +9,11 @@ Telegram middleware, the NoneBot2 plugin; a host of the OneBot adapter's `listen
    transcript. A group line the companion was not addressed in is kept as the room's context (the newest
    `room_lines` of them) and nothing more: it is not prompted for, judged or observed, and it spends none
    of the person's mood news.
-2. `prompt(turn, persona)`: the memory block (`aprompt`, which tells the mood's news once, so it is asked
-   only for a message the companion answers) and the plugins' sections (`extra_prompt_sections`), within
-   `prompt_timeout`; a memory that fails or hangs costs the block, never the reply. With the conversation's
-   earlier lines (`context_lines`, `context_chars`) it is what the model is given (`conversation.Prompted`).
+2. `prompt(turn, persona)`: the memory block (`aprompt`, asked with the dialogue so far, `asked`; it tells
+   the mood's news once, so it is asked only for a message the companion answers) and the plugins'
+   sections (`extra_prompt_sections`), within `prompt_timeout`; a memory that fails or hangs costs the
+   block, never the reply. With the conversation's earlier lines (`context_lines`, `context_chars`) it is
+   what the model is given (`conversation.Prompted`).
 3. `ask(model, prompted)`: the model, within `model_timeout` (`models.answer`).
 4. `finish(turn, reply)`: the reply kept as the companion's line and, in the same transaction, the exchange
    waiting to be observed (`transcript.waiting`); then observed off the reply's path.
@@ -42,6 +43,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from .. import text
+from ..memory import overview
 from ..plugins import Event, Manager
 from ..transcript import Line, Waiting
 from . import hooks
@@ -58,6 +61,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRY_DELAYS = (10.0, 60.0, 300.0, 1800.0, 7200.0)
+ASKED_LINES = 5  # the conversation's lines before a message that the memory is asked with (`asked`) ...
+ASKED_SPAN = 1800.0  # ... said at most this many seconds before it
+ASKED_CHARS = 1200
 SWEEP = 15.0
 LEASE_MARGIN = 30.0
 
@@ -187,13 +193,34 @@ class Turns:
             seen = {"conversation": turn.conversation, "shown_lines": self.settings.context_lines + 1}
 
         async def both() -> str:
+            query = await self.asked(turn)
             found = await self.mneme.aprompt(
-                subject, query=incoming.text, user_name=incoming.user_name, mark=turn.wanted, **seen
+                subject, query=query, user_name=incoming.user_name, mark=turn.wanted, **seen
             )
             sections = await hooks.extra_sections(self.plugins, self.mneme, subject, incoming.text)
             return compose("", found, sections)
 
         return await self._bounded("prompt", subject, both(), "")
+
+    async def asked(self, turn: Turn) -> str:
+        """What the memory is asked with: the dialogue so far, this message after the conversation's lines
+        before it (at most `ASKED_LINES`, said within `ASKED_SPAN` of it; both speakers, one a line).
+
+        A message alone often says too little: "那你最近上下楼还行吗" is about a bad knee only after
+        "青岛这几天一直在下雨", and "want some?" about an allergy only after "I got a box of mangoes".
+        Recall weighs a dialogue so far's latest lines most (`mneme_core.memory.query`) and, in a chat,
+        what the reply must not get wrong (`mneme_core.memory.caution`); the retrieval benchmark's
+        dialogue sets are asked so.
+        A message that asks about the person in general ("what do you remember about me?") is asked alone:
+        the overview answers it."""
+        said = turn.incoming.text
+        if turn.line is None or overview.general(text.terms(said)):
+            return said
+        earlier = await self.keeper.arecent(
+            turn.conversation, before=turn.line.id, lines=ASKED_LINES, chars=ASKED_CHARS
+        )
+        lines = [" ".join(x.text.split()) for x in earlier if turn.line.at - x.at <= ASKED_SPAN]
+        return "\n".join([*[line for line in lines if line], said])
 
     async def prompt(self, turn: Turn, persona: str | None = None) -> Prompted:
         """What the model is given: the persona, the block and sections, the earlier lines."""
