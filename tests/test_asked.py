@@ -64,7 +64,7 @@ class Asking:
 async def test_a_message_is_asked_after_the_lines_before_it(
     db_path: Path, clock: Any, manager: Manager
 ) -> None:
-    """"want some?" alone shares nothing with the allergy; after "I got a box of mangoes" it does."""
+    """ "want some?" alone shares nothing with the allergy; after "I got a box of mangoes" it does."""
     companion = Asking(db_path, clock, manager)
     try:
         first = await companion.say("I got a whole box of mangoes at the market")
