@@ -42,6 +42,9 @@ def test_a_caution_is_recognised_in_english_and_chinese(text):
         "她在阳台上种了罗勒和薄荷。",
         "哪怕下雨我们也去。",  # 怕 in 哪怕, "even if"
         "恐怕要晚点到。",  # and in 恐怕, "probably"
+        "男朋友送了她一枚戒指。",  # 戒 in 戒指, a ring
+        "奶奶最心疼这个小孙子。",  # 疼 in 心疼, to dote on
+        "周末去海边玩得很痛快。",  # 痛 in 痛快
     ],
 )
 def test_a_note_of_no_caution_is_not_one(text):

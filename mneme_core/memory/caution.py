@@ -41,12 +41,14 @@ import sqlite3
 
 CAUTION = 1.3
 
-# Chinese has no spaces: the words are matched anywhere in the note. 怕 not after 哪 or 恐 ("哪怕" even if,
-# "恐怕" probably); 伤 also in 伤心, which a reply should not get wrong either.
+# Chinese has no spaces: the words are matched anywhere in the note, but not inside a word that means
+# something else: 怕 after 哪 or 恐 ("哪怕" even if, "恐怕" probably), 戒 in 戒指 (a ring), 疼 in 心疼
+# (to dote on), 痛 in 痛快 (to one's heart's content). 伤 also in 伤心, which a reply should not get wrong
+# either.
 _CHINESE = (
-    "过敏|不耐受|病|手术|骨折|骨裂|受伤|伤|疼|痛|高血压|血压高|糖尿病|血糖|痛风|尿酸|哮喘|心脏|胃炎|"
+    "过敏|不耐受|病|手术|骨折|骨裂|受伤|伤|(?<!心)疼|痛(?!快)|高血压|血压高|糖尿病|血糖|痛风|尿酸|哮喘|心脏|胃炎|"
     "结石|晕|肿|扭伤|崴|确诊|中毒|怀孕|孕|抑郁|焦虑|失眠|紧张|噩梦|阴影|"
-    "不能|不敢|不会|(?<![哪恐])怕|恐高|戒|不吃|不喝|不碰|不沾|忌口|吃素|素食|清真|讨厌|受不了"
+    "不能|不敢|不会|(?<![哪恐])怕|恐高|戒(?!指)|不吃|不喝|不碰|不沾|忌口|吃素|素食|清真|讨厌|受不了"
 )
 _ENGLISH = (
     r"allerg\w*|intoleran\w*|diabet\w*|injur\w*|surger\w*|operation|asthma|gout|migraines?|"
