@@ -63,7 +63,7 @@ T = TypeVar("T")
 RETRY_DELAYS = (10.0, 60.0, 300.0, 1800.0, 7200.0)
 ASKED_LINES = 5  # the conversation's lines before a message that the memory is asked with (`asked`) ...
 ASKED_SPAN = 1800.0  # ... said at most this many seconds before it
-ASKED_CHARS = 1200
+ASKED_CHARS = 1200  # ... and at most this many characters of them
 SWEEP = 15.0
 LEASE_MARGIN = 30.0
 
@@ -219,7 +219,7 @@ class Turns:
         earlier = await self.keeper.arecent(
             turn.conversation, before=turn.line.id, lines=ASKED_LINES, chars=ASKED_CHARS
         )
-        lines = [" ".join(x.text.split()) for x in earlier if turn.line.at - x.at <= ASKED_SPAN]
+        lines = [text.clean(x.text) for x in earlier if turn.line.at - x.at <= ASKED_SPAN]
         return "\n".join([*[line for line in lines if line], said])
 
     async def prompt(self, turn: Turn, persona: str | None = None) -> Prompted:
