@@ -26,8 +26,8 @@ a prefix on each side: the query is placed with "query: " and notes are written 
 retrieval benchmark's dev set the same prefix on both sides lost a quarter of what meaning found). It runs on
 2 threads (or `threads=`), every call from one thread of its own and leading only as many of them as the
 machine has cores idle (`mneme_embed.spare`: with one core busy elsewhere a team of two is slower than
-one thread, and its slowest calls ten times so): placing a 21-token query takes some 6 ms, writing a note
-some 8 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
+one thread, and its slowest calls ten times so): placing a 21-token query takes some 6 ms, writing a
+27-token note some 10 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
 latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens. Its
 weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated as measured on that
 benchmark: the most similar note counts as much as the best word match.

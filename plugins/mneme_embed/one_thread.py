@@ -7,7 +7,8 @@ spinning and parks its workers on a futex between regions. Measured with multili
 threads: a 16-token query took 9.9 ms from the only thread that had ever called the model, and 23.4 ms
 from a second one, slower than 1 thread (16 ms). The meaning tier places queries from the event loop's
 executor (any of its threads) and the background writer embeds notes from its own; both hand their calls
-to the one thread kept here.
+to the one thread kept here. (onnxruntime, which runs E5 now (`mneme_embed.e5_runtime`), keeps a pool per
+session rather than per calling thread; the one thread still keeps its calls one at a time, queries first.)
 
 Queries go first. A batch of notes is handed over one text at a time (as fast per note as bigger steps,
 within 10%), so a query that arrives meanwhile waits for at most one note, not for the whole batch.

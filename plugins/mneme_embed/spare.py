@@ -13,6 +13,16 @@ again and again, and the team waits for it each time. Measured with multilingual
 | 2 threads, one core busy (a process spinning) | 19.6 | 158.3 | 249.1 |
 | 1 thread, one core busy | 15.5 | 20.9 | 24.1 |
 
+onnxruntime, which runs the model now (`mneme_embed.e5_runtime`), waits for its threads at every operator
+too, if less badly (blind 30's 200 questions, 21 tokens at the median, ms):
+
+| | p50 | p95 | max |
+|---|---|---|---|
+| 2 threads, the machine idle | 6.4 | 9.0 | 12.7 |
+| 1 thread, the machine idle | 9.8 | 13.1 | 15.5 |
+| 2 threads, one core busy | 14.8 | 25.0 | 29.8 |
+| 1 thread, one core busy | 10.0 | 13.6 | 15.5 |
+
 So a call leads as many threads as the rest of the machine leaves cores idle while the model runs, at most
 the model's own `threads`, at least one. What the rest uses is read from the kernel's count of idle time
 (`/proc/stat`, the CPUs this process may run on) at the start and the end of each call, less what the call
