@@ -348,6 +348,14 @@ Measured once, before and after cautions (`mneme_core.memory.caution`), @6 / @10
 0.800); English words 0.812 / 0.850 -> 0.825 / 0.850, e5 0.850 / 0.875 both (FTS5 0.800 / 0.825, the
 reference 0.725 / 0.787).
 
+`blind35_dialogue_*.txt`, built into `blind35_dialogues.json`, were written the same way on 2026-12-05, in
+Chinese and harder on purpose (long voice-to-text run-ons, dialect and internet slang, many similar
+memories, the hint earlier than the last message in half the dialogues), and committed before any engine
+ran on them: old army comrades (a retired 重庆 bus driver keeping bees under 仙女山, and a 回族 早茶 owner in
+吴忠 who races pigeons) and festival friends (an ICU night nurse in 广州 from 顺德 who writes in 粤语, and a
+gym trainer and stand-up comic in 上海 from 沈阳), 170 memories and 40 dialogues a file, 13-13-14 by own
+words, paraphrase and sideways, about a fifth of the marked memories health or can't-do facts.
+
 Run `python benchmarks/data/build_dev.py` after editing a source; the output is committed beside them.
 """
 
@@ -513,6 +521,7 @@ def main() -> int:
     build_dialogues("blind32_dialogue_*.txt", "blind32_dialogues.json")
     build_dialogues("blind33_dialogue_*.txt", "blind33_dialogues.json")
     build_dialogues("blind34_dialogue_*.txt", "blind34_dialogues.json")
+    build_dialogues("blind35_dialogue_*.txt", "blind35_dialogues.json")
     return 0
 
 
