@@ -132,19 +132,22 @@ class CountingE5:
         return np.ones((len(texts), 4), dtype=np.float32)
 
 
-async def test_e5_places_at_most_its_query_tokens_dropping_the_oldest_lines_first():
+async def test_e5_places_at_most_its_query_tokens_dropping_the_oldest_lines_first_but_not_the_last_two():
     mneme_embed = pytest.importorskip("mneme_embed")
     model = CountingE5()
     e5 = mneme_embed.E5Embeddings(model, name="e5:counting", query_tokens=20)
     lines = ["one two three four five six", "seven eight nine ten", "eleven twelve", "thirteen"]
     await e5.embed(["\n".join(lines)])  # 13 words: 17 tokens, within the bound
     await e5.embed(["\n".join(["a b c d e f g h", *lines])])  # 21 words: 25 tokens, its first line goes
-    await e5.embed(["\n".join(["a b c d e f g h i j k l m n o p q r s t u v"] * 2)])  # the last line stays
+    long = "a b c d e f g h i j k l m n o p q r s t u v"
+    await e5.embed(["\n".join(["hello there", long, "and you?"])])  # the last two lines stay, however long
+    await e5.embed(["\n".join(["hello there", "how are you", long, long])])
     await e5.embed(["a b c d e f g h i j k l m n o p q r s t u v w x y z"])  # one line: whole
     assert model.queries == [
         "\n".join(lines),
         "\n".join(lines),
-        "a b c d e f g h i j k l m n o p q r s t u v",
+        f"{long}\nand you?",
+        f"{long}\n{long}",
         "a b c d e f g h i j k l m n o p q r s t u v w x y z",
     ]
     whole = mneme_embed.E5Embeddings(CountingE5(), name="e5:whole", query_tokens=None)

@@ -28,7 +28,8 @@ retrieval benchmark's dev set the same prefix on both sides lost a quarter of wh
 machine has cores idle (`mneme_embed.spare`: with one core busy elsewhere a team of two is slower than
 one thread, and its slowest calls ten times so): placing a 21-token query takes some 6 ms, writing a
 27-token note some 10 ms; the time grows with the tokens, so a query of several lines (a dialogue so far's
-latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens. Its
+latest, see `mneme_core.meaning.tiers`) loses its oldest lines past `QUERY_TOKENS` (80) tokens, all but
+its last two (`KEPT_LINES`). Its
 weight (`Embeddings(weight=)`, see `mneme_core.meaning.embeddings`) is stated as measured on that
 benchmark: the most similar note counts as much as the best word match.
 """
@@ -126,6 +127,11 @@ class E5Embeddings(_Loaded):
     FLOOR = 0.80
     # At most this many tokens of a dialogue so far are placed (its oldest lines go first; see `bounded`).
     QUERY_TOKENS = 80
+    # ... except its latest lines, placed whole however long: the message answered and the line before it.
+    # A voice-to-text run-on is often past 80 tokens alone, and one line was then all that was placed: a
+    # chat that named the worry a message earlier was placed by its small talk (blind 35: 0.775 -> 0.850
+    # @6 with two; every other dialogue set level or up, as written and drifted).
+    KEPT_LINES = 2
     # One thread for every E5 of the process: two models called from two threads would be two callers of
     # the one OpenMP runtime again.
     engine = OneThread("mneme-e5")
@@ -219,13 +225,13 @@ class E5Embeddings(_Loaded):
 
     def bounded(self, text: str) -> str:
         """A query of several lines (a dialogue so far's latest, see `mneme_core.meaning.tiers.embedded`)
-        less its oldest lines while it has more than `query_tokens` tokens; its last line stays, however
-        long. The model's time grows with the tokens (see the module docstring)."""
+        less its oldest lines while it has more than `query_tokens` tokens; its last `KEPT_LINES` lines
+        stay, however long. The model's time grows with the tokens (see the module docstring)."""
         count = getattr(self.model, "token_count", None)
         if self.query_tokens is None or count is None or "\n" not in text:
             return text
         lines = text.split("\n")
-        while len(lines) > 1 and count("\n".join(lines), True) > self.query_tokens:
+        while len(lines) > self.KEPT_LINES and count("\n".join(lines), True) > self.query_tokens:
             del lines[0]
         return "\n".join(lines)
 
