@@ -95,16 +95,16 @@ class E5File:
         return np.frombuffer(self._map, "<f4", nbytes // 4, offset)
 
     def blocks(self, name: str, width: int) -> tuple[np.ndarray, np.ndarray]:
-        """A Q4_0 matrix of rows `width` wide: its nibbles as stored, [rows, blocks, 16] bytes, and its
-        scales, [rows, blocks] float32."""
-        return _split(self._raw(name, width))
+        """A Q4_0 matrix of rows `width` wide: each block's 32 weights in order as stored, 0-15 (a weight is
+        the stored value less 8, times its block's scale), [rows, blocks, 32] bytes, and the scales,
+        [rows, blocks] float32."""
+        return _unpacked(self._raw(name, width))
 
     def rows(self, name: str, ids: list[int], width: int) -> np.ndarray:
         """Rows `ids` of a Q4_0 matrix, as float32 [len(ids), width] (the word embeddings of a text): only
         those rows are read, not the 250,000 of the table."""
-        nibbles, scales = _split(self._raw(name, width)[ids])
-        weights = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=2).astype(np.float32) - 8.0
-        return (weights * scales[:, :, None]).reshape(len(ids), width)
+        stored, scales = _unpacked(self._raw(name, width)[ids])
+        return ((stored.astype(np.float32) - 8.0) * scales[:, :, None]).reshape(len(ids), width)
 
     def _raw(self, name: str, width: int) -> np.ndarray:
         offset, nbytes = self._tensor(name)
@@ -163,9 +163,12 @@ class E5File:
             raise ValueError(f"{self.path!r} has no tensor {name!r}") from None
 
 
-def _split(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Q4_0 blocks [..., 18 bytes]: their nibbles [..., 16] and their fp16 scales as float32 [...]."""
-    return raw[..., 2:], np.ascontiguousarray(raw[..., :2]).view("<f2")[..., 0].astype(np.float32)
+def _unpacked(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Q4_0 blocks [..., 18 bytes]: their 32 stored weights in order [..., 32] (byte j holds weight j in its
+    low nibble and weight j+16 in its high one), and their fp16 scales as float32 [...]."""
+    nibbles = raw[..., 2:]
+    stored = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1)
+    return stored, np.ascontiguousarray(raw[..., :2]).view("<f2")[..., 0].astype(np.float32)
 
 
 def _hashed(piece: str) -> int:

@@ -151,14 +151,13 @@ class E5Runtime:
         weights: list[bytes] = []
 
         def product(x: str, name: str, rows: int, width: int) -> str:
-            nibbles, scales = f.blocks(name + ".w", width)
-            whole = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=2)  # weight j at j, as stored
-            packed = (whole[:, :, 0::2] | (whole[:, :, 1::2] << 4)).astype(np.uint8)  # ONNX: pairs per byte
+            stored, scales = f.blocks(name + ".w", width)
+            packed = (stored[:, :, 0::2] | (stored[:, :, 1::2] << 4)).astype(np.uint8)  # ONNX: pairs per byte
             weights.extend(
                 [
                     g.tensor(name + ".w", packed),
                     g.tensor(name + ".s", scales.reshape(-1)),
-                    g.tensor(name + ".b", np.array(f.floats(name + ".b"))),
+                    g.tensor(name + ".b", f.floats(name + ".b")),
                 ]
             )
             nodes.append(
@@ -179,8 +178,8 @@ class E5Runtime:
         def normed(x: str, residual: str, name: str) -> str:
             weights.extend(
                 [
-                    g.tensor(name + ".w", np.array(f.floats(name + ".w"))),
-                    g.tensor(name + ".b", np.array(f.floats(name + ".b"))),
+                    g.tensor(name + ".w", f.floats(name + ".w")),
+                    g.tensor(name + ".b", f.floats(name + ".b")),
                 ]
             )
             nodes.append(
